@@ -1,0 +1,25 @@
+package dev.railyard.api.topology;
+
+import java.util.List;
+
+/**
+ * One RDMA host channel adapter (an mlx5 device, or a software device such as siw/rxe).
+ *
+ * @param name       RDMA device name ({@code mlx5_0}); the dump's own column name when it gives no legend
+ * @param pciBusId   bus id in sysfs form {@code 0000:1a:00.0}, or null when unknown
+ * @param numaNode   NUMA node id, or null when unknown
+ * @param ports      ports; empty when the source does not list them
+ * @param bondMaster name of the bond device this HCA is a member of, or null
+ * @param pcieParent id of the nearest {@link PcieBridge} above it, or null when the source has no PCIe tree
+ */
+public record Hca(String name, String pciBusId, Integer numaNode, List<HcaPort> ports, String bondMaster,
+                  String pcieParent) {
+    public Hca {
+        ports = ports == null ? List.of() : List.copyOf(ports);
+    }
+
+    /** @return true for software RDMA devices (SoftiWARP {@code siw*}, Soft-RoCE {@code rxe*}), never rails. */
+    public boolean isSoftware() {
+        return name.startsWith("siw") || name.startsWith("rxe");
+    }
+}

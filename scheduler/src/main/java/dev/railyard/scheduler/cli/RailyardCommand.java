@@ -1,0 +1,40 @@
+package dev.railyard.scheduler.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of {@code railyard.jar}: one picocli command with a subcommand per job.
+ *
+ * <p>Exit codes: 0 success, 1 the command ran but found a problem it reports (for example an unschedulable
+ * job), 2 bad input or usage (a one-line error on stderr, never a stack trace).
+ */
+@Command(name = "railyard",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = "Topology-aware RDMA placement for GPU clusters on Kubernetes.",
+        subcommands = {
+                TopologyCommand.class,
+                CommandLine.HelpCommand.class
+        })
+public final class RailyardCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Builds the command line with Railyard's error handling: bad input prints one line and exits 2. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new RailyardCommand())
+                .setExecutionExceptionHandler(new CliErrors())
+                .setParameterExceptionHandler(new CliErrors());
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+}
