@@ -15,6 +15,8 @@ import picocli.CommandLine.Command;
         description = "Topology-aware RDMA placement for GPU clusters on Kubernetes.",
         subcommands = {
                 TopologyCommand.class,
+                ServeCommand.class,
+                EnvCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class RailyardCommand implements Runnable {

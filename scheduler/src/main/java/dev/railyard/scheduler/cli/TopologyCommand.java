@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 /** {@code railyard topology ...}: read a node's discovery data and show its GPU–HCA pairing. */
 @Command(name = "topology",
         description = "Parse node discovery data (nvidia-smi topo -m, sysfs, NCCL XML) and pair GPUs with HCAs.",
-        subcommands = {})
+        subcommands = {TopologyPairCommand.class, TopologyCollectCommand.class})
 final class TopologyCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

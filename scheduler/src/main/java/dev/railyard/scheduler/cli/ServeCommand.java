@@ -1,0 +1,248 @@
+package dev.railyard.scheduler.cli;
+
+import dev.railyard.scheduler.protocol.NeutralPlacementDecisions;
+import dev.railyard.scheduler.protocol.PlacementDecisions;
+import dev.railyard.scheduler.protocol.PodJson;
+import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.kube.Binder;
+import dev.railyard.scheduler.protocol.kube.KubeExtender;
+import dev.railyard.scheduler.protocol.volcano.VolcanoExtender;
+import dev.railyard.scheduler.protocol.volcano.VolcanoReplyDialect;
+import dev.railyard.scheduler.protocol.volcano.VolcanoSettings;
+import dev.railyard.scheduler.server.ExtenderServer;
+import dev.railyard.scheduler.server.ReadinessProbe;
+import dev.railyard.scheduler.server.ServerSettings;
+import dev.railyard.scheduler.server.TlsSettings;
+import dev.railyard.topology.InputException;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code railyard serve}: runs the extender service for Volcano ({@code /volcano/<verb>}) and kube-scheduler
+ * ({@code /kube/<verb>}) until SIGTERM/SIGINT. Flags win over the {@code --config} file (see
+ * {@link ServeConfig} and docs/serve.md).
+ *
+ * <p>Until the placement engine and cluster cache are wired in, decisions come from
+ * {@link NeutralPlacementDecisions}: every node passes with the neutral score, and the log and the
+ * {@code railyard_decisions_total{outcome="neutral"}} metric say so. kube-scheduler binds are refused with a
+ * clear reason because this instance has no Kubernetes client.
+ */
+@Command(name = "serve",
+        description = {"Run the scheduler extender HTTP service (Volcano under /volcano/, kube-scheduler under /kube/).",
+                "Flags override the --config file. Stops cleanly on SIGTERM."})
+final class ServeCommand implements Callable<Integer> {
+    static final int DEFAULT_PORT = 8888;
+    private static final Set<String> LEVELS = Set.of("error", "warn", "info", "debug", "trace");
+
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML config file (docs/serve.md).")
+    Path config;
+
+    @Option(names = "--address", paramLabel = "ADDR", description = "Bind address (default: 0.0.0.0).")
+    String address;
+
+    @Option(names = "--port", paramLabel = "PORT", description = "Listen port (default: " + DEFAULT_PORT + "; 0 picks a free one).")
+    Integer port;
+
+    @Option(names = "--max-request-size", paramLabel = "SIZE",
+            description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi); larger gets 413.")
+    String maxRequestSize;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE", description = "PEM certificate chain (with --tls-key).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "PEM PKCS#8 private key (with --tls-cert).")
+    Path tlsKey;
+
+    @Option(names = "--tls-keystore", paramLabel = "FILE", description = "PKCS#12 keystore (instead of PEM files).")
+    Path tlsKeystore;
+
+    @Option(names = "--tls-keystore-password-file", paramLabel = "FILE", description = "File holding the PKCS#12 password.")
+    Path tlsKeystorePasswordFile;
+
+    @Option(names = "--neutral-score", paramLabel = "0..100",
+            description = "Score for a node Railyard cannot judge (default: 50).")
+    Integer neutralScore;
+
+    @Option(names = "--volcano-score-weight", paramLabel = "W",
+            description = "Volcano nodeScore = score (0..100) x W; Volcano adds it unnormalised (default: 1.0).")
+    Double volcanoScoreWeight;
+
+    @Option(names = "--volcano-reply-dialect", paramLabel = "VERSION",
+            description = "Volcano release whose predicate reply shape to use: v1.6, v1.8 or v1.10 (default: v1.10, for v1.10 and later).")
+    String volcanoReplyDialect;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", description = "error, warn, info, debug or trace (default: info).")
+    String logLevel;
+
+    /** Everything {@code serve} runs with, flags and file merged and validated. */
+    record Resolved(ServerSettings server, int neutralScore, VolcanoSettings volcano, String logLevel) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Resolved r = resolve();
+        configureLogging(r.logLevel());
+        Logger log = LoggerFactory.getLogger(ServeCommand.class);
+
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+
+        PlacementDecisions decisions = new NeutralPlacementDecisions(r.neutralScore(),
+                "placement engine not wired into this build of railyard serve");
+        Map<String, VerbHandler> routes = new LinkedHashMap<>();
+        routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX,
+                new VolcanoExtender(decisions, r.volcano(), registry).verbs()));
+        routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX,
+                new KubeExtender(decisions, Binder.unwired(), r.neutralScore(), registry).verbs()));
+
+        ExtenderServer server;
+        try {
+            server = ExtenderServer.start(r.server(), routes, ReadinessProbe.always(), registry);
+        } catch (TlsSettings.TlsException e) {
+            throw new InputException(e.getMessage());
+        } catch (IOException e) {
+            throw new InputException("cannot listen on " + r.server().address() + ": " + e.getMessage());
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("stopping: finishing in-flight requests for up to 1 s");
+            server.stop(1);
+            stopped.countDown();
+        }, "railyard-shutdown"));
+        log.info("serving Volcano verbs {} and kube-scheduler verbs {}", VolcanoExtender.PREFIX, KubeExtender.PREFIX);
+        stopped.await();
+        return 0;
+    }
+
+    /** Merges flags over the config file and validates everything; bad values are one-line InputExceptions. */
+    Resolved resolve() {
+        ServeConfig file = config == null ? ServeConfig.EMPTY : ServeConfig.read(config);
+        String where = config == null ? "" : " (flag or " + config + ")";
+
+        String addr = first(address, file.server().address(), "0.0.0.0");
+        int p = first(port, file.server().port(), DEFAULT_PORT);
+        if (p < 0 || p > 65535) {
+            throw new InputException("port must be 0..65535, got " + p + where);
+        }
+        InetAddress inet;
+        try {
+            inet = InetAddress.getByName(addr);
+        } catch (UnknownHostException e) {
+            throw new InputException("bind address \"" + addr + "\" does not resolve" + where);
+        }
+        long limit = parseSize(first(maxRequestSize, file.server().maxRequestSize(), "64Mi"), where);
+
+        TlsSettings tls = tls(file.server().tls(), where);
+        ServerSettings server = new ServerSettings(new InetSocketAddress(inet, p), limit, tls);
+
+        int neutral = first(neutralScore, file.placement().neutralScore(), 50);
+        if (neutral < 0 || neutral > 100) {
+            throw new InputException("neutral score must be 0..100, got " + neutral + where);
+        }
+        double weight = first(volcanoScoreWeight, file.volcano().scoreWeight(), 1.0);
+        if (!Double.isFinite(weight) || weight < 0) {
+            throw new InputException("Volcano score weight must be a finite number >= 0, got " + weight + where);
+        }
+        VolcanoReplyDialect dialect;
+        try {
+            dialect = VolcanoReplyDialect.parse(first(volcanoReplyDialect, file.volcano().replyDialect(), "v1.10"));
+        } catch (IllegalArgumentException e) {
+            throw new InputException(e.getMessage() + where);
+        }
+        String level = first(logLevel, file.logging().level(), "info").toLowerCase(Locale.ROOT);
+        if (!LEVELS.contains(level)) {
+            throw new InputException("log level must be one of error, warn, info, debug, trace; got \"" + level + "\"" + where);
+        }
+        return new Resolved(server, neutral, new VolcanoSettings(weight, dialect, neutral), level);
+    }
+
+    private TlsSettings tls(ServeConfig.Tls fileTls, String where) {
+        Path cert = tlsCert, key = tlsKey, p12 = tlsKeystore, pwFile = tlsKeystorePasswordFile;
+        boolean flagsGiven = cert != null || key != null || p12 != null;
+        if (!flagsGiven && fileTls != null) {
+            cert = path(fileTls.certFile());
+            key = path(fileTls.keyFile());
+            p12 = path(fileTls.pkcs12());
+            pwFile = pwFile != null ? pwFile : path(fileTls.pkcs12PasswordFile());
+        }
+        if (p12 != null && (cert != null || key != null)) {
+            throw new InputException("TLS: give either a PKCS#12 keystore or PEM cert and key files, not both" + where);
+        }
+        if (p12 != null) {
+            char[] pw = new char[0];
+            if (pwFile != null) {
+                try {
+                    pw = Files.readString(pwFile, StandardCharsets.UTF_8).strip().toCharArray();
+                } catch (IOException e) {
+                    throw new InputException("cannot read TLS keystore password file " + pwFile + ": " + e.getMessage());
+                }
+            }
+            return new TlsSettings.Pkcs12(p12, pw);
+        }
+        if (cert != null || key != null) {
+            if (cert == null || key == null) {
+                throw new InputException("TLS: PEM needs both a certificate file and a key file" + where);
+            }
+            return new TlsSettings.Pem(cert, key);
+        }
+        return null;
+    }
+
+    private static Path path(String s) {
+        return s == null || s.isBlank() ? null : Path.of(s);
+    }
+
+    /** Parses a byte size: a plain number or a Kubernetes quantity ({@code 64Mi}, {@code 100M}). */
+    static long parseSize(String text, String where) {
+        BigDecimal v;
+        try {
+            v = PodJson.parseQuantity(text.trim(), "config", "max request size");
+        } catch (WireFormatException e) {
+            throw new InputException("max request size \"" + text + "\" is not a byte count or quantity like 64Mi" + where);
+        }
+        if (v.signum() <= 0 || v.compareTo(BigDecimal.valueOf(ServerSettings.MAX_CONFIGURABLE_BYTES)) > 0) {
+            throw new InputException("max request size must be 1 byte to 2Gi, got " + text + where);
+        }
+        return v.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+    }
+
+    private static <T> T first(T flag, T file, T dflt) {
+        return flag != null ? flag : file != null ? file : dflt;
+    }
+
+    /** slf4j-simple reads these once, when the first logger is created; serve creates none before this. */
+    private static void configureLogging(String level) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level);
+        System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
+        System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
+        System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
+    }
+}

@@ -1,0 +1,177 @@
+package dev.railyard.scheduler.cluster;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Shared informers over every {@link WatchedKind}, and cheap immutable snapshots of what they hold.
+ *
+ * <p>Snapshots are memoised by an event counter: while no informer sees an event, {@link #snapshot()} returns the same
+ * object, so a burst of predicate calls costs one copy. A custom resource whose CRD is missing is checked again every
+ * {@code crdRecheck}; it is logged once when it goes missing and once when it appears, and exported as the gauge
+ * {@code railyard_cache_feature_enabled{kind,feature}} (1 on, 0 off).
+ *
+ * <p>Thread-safe. {@link #close()} stops every informer.
+ */
+public final class ClusterCache implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
+
+    private final KubernetesClient client;
+    private final Clock clock;
+    private final Duration resync;
+    private final Map<WatchedKind, SharedIndexInformer<GenericKubernetesResource>> informers = new ConcurrentHashMap<>();
+    private final Map<WatchedKind, Boolean> reportedMissing = new ConcurrentHashMap<>();
+    private final AtomicLong version = new AtomicLong();
+    private final AtomicLong lastEventMillis = new AtomicLong();
+    private final AtomicReference<ClusterObjects> memo = new AtomicReference<>();
+    private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "railyard-crd-recheck");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Duration crdRecheck;
+
+    /**
+     * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces)
+     * @param registry   where to register gauges
+     * @param clock      time source for snapshot stamps
+     * @param resync     informer resync period; {@link Duration#ZERO} for none
+     * @param crdRecheck how often to look again for CRDs that were missing
+     */
+    public ClusterCache(KubernetesClient client, MeterRegistry registry, Clock clock, Duration resync,
+                        Duration crdRecheck) {
+        this.client = client;
+        this.clock = clock;
+        this.resync = resync;
+        this.crdRecheck = crdRecheck;
+        for (WatchedKind kind : WatchedKind.ALL) {
+            Gauge.builder("railyard_cache_feature_enabled", () -> informers.containsKey(kind) ? 1 : 0)
+                    .description("1 when the informer for this kind runs, 0 when its CRD is not installed")
+                    .tag("kind", kind.kind()).tag("feature", kind.feature())
+                    .register(registry);
+        }
+        Gauge.builder("railyard_cache_age_seconds",
+                        () -> lastEventMillis.get() == 0 ? 0 : (clock.millis() - lastEventMillis.get()) / 1000.0)
+                .description("seconds since any informer last saw an event")
+                .register(registry);
+    }
+
+    /** Starts the informers of every installed kind and schedules the look-out for missing CRDs. */
+    public void start() {
+        startAvailable();
+        long period = Math.max(1, crdRecheck.toSeconds());
+        recheck.scheduleWithFixedDelay(this::startAvailable, period, period, TimeUnit.SECONDS);
+    }
+
+    private synchronized void startAvailable() {
+        for (WatchedKind kind : WatchedKind.ALL) {
+            if (informers.containsKey(kind)) {
+                continue;
+            }
+            try {
+                if (kind.optional() && !client.supports(kind.apiVersion(), kind.kind())) {
+                    if (reportedMissing.putIfAbsent(kind, Boolean.TRUE) == null) {
+                        LOG.warn("{} is not installed: {} is off until its CRD appears", kind, kind.feature());
+                    }
+                    continue;
+                }
+                informers.put(kind, inform(kind));
+                if (reportedMissing.remove(kind) != null) {
+                    LOG.info("{} appeared: {} is on", kind, kind.feature());
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("cannot watch {} ({}); will retry in {}", kind, e.getMessage(), crdRecheck);
+            }
+        }
+    }
+
+    private SharedIndexInformer<GenericKubernetesResource> inform(WatchedKind kind) {
+        ResourceDefinitionContext ctx = new ResourceDefinitionContext.Builder()
+                .withGroup(kind.group()).withVersion(kind.version()).withKind(kind.kind())
+                .withPlural(kind.plural()).withNamespaced(kind.namespaced()).build();
+        var resources = client.genericKubernetesResources(ctx);
+        ResourceEventHandler<GenericKubernetesResource> handler = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(GenericKubernetesResource obj) {
+                touched();
+            }
+
+            @Override
+            public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
+                touched();
+            }
+
+            @Override
+            public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
+                touched();
+            }
+        };
+        SharedIndexInformer<GenericKubernetesResource> informer = kind.namespaced()
+                ? resources.inAnyNamespace().inform(handler, resync.toMillis())
+                : resources.inform(handler, resync.toMillis());
+        touched();
+        return informer;
+    }
+
+    private void touched() {
+        version.incrementAndGet();
+        lastEventMillis.set(clock.millis());
+    }
+
+    /** @return true when every started informer has listed its objects once */
+    public boolean synced() {
+        return !informers.isEmpty() && informers.values().stream().allMatch(SharedIndexInformer::hasSynced);
+    }
+
+    /** @return kinds whose CRD is not installed right now */
+    public Set<WatchedKind> disabled() {
+        return WatchedKind.ALL.stream().filter(k -> !informers.containsKey(k))
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * @return the current objects; the same instance as the previous call when nothing changed in between
+     */
+    public ClusterObjects snapshot() {
+        long v = version.get();
+        ClusterObjects last = memo.get();
+        if (last != null && last.version() == v && last.synced() == synced()) {
+            return last;
+        }
+        Map<WatchedKind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>();
+        for (WatchedKind kind : WatchedKind.ALL) {
+            var informer = informers.get(kind);
+            objects.put(kind, informer == null ? List.of() : List.copyOf(informer.getStore().list()));
+        }
+        ClusterObjects fresh = new ClusterObjects(clock.instant(), v, objects, disabled(), synced());
+        memo.set(fresh);
+        return fresh;
+    }
+
+    @Override
+    public void close() {
+        recheck.shutdownNow();
+        informers.values().forEach(SharedIndexInformer::close);
+        informers.clear();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.railyard.scheduler.engine;
+
+import dev.railyard.scheduler.ipam.AddressPools;
+import dev.railyard.topology.fabric.FabricModel;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The cluster as one scheduling cycle sees it, taken once and immutable while the cycle runs: nodes (sorted by
+ * name, which fixes every tie-break), secondary networks, the fabric and the address pools.
+ */
+public final class ClusterSnapshot {
+    private final List<NodeState> nodes;
+    private final Map<String, Integer> index;
+    private final Map<String, SecondaryNetwork> networks;
+    private final FabricModel fabric;
+    private final AddressPools pools;
+
+    /**
+     * @param nodes    the nodes
+     * @param networks secondary networks (NetworkAttachmentDefinitions with their master netdev and range)
+     * @param fabric   the fabric; {@link FabricModel#empty()} when unknown
+     * @param pools    address pools, or null when unknown (pool checks are then skipped, with a notice)
+     * @throws IllegalArgumentException when two nodes share a name
+     */
+    public ClusterSnapshot(List<NodeState> nodes, List<SecondaryNetwork> networks, FabricModel fabric,
+                           AddressPools pools) {
+        List<NodeState> sorted = new ArrayList<>(nodes);
+        sorted.sort(Comparator.comparing(NodeState::name));
+        this.nodes = Collections.unmodifiableList(sorted);
+        Map<String, Integer> idx = new HashMap<>();
+        for (int i = 0; i < sorted.size(); i++) {
+            if (idx.put(sorted.get(i).name(), i) != null) {
+                throw new IllegalArgumentException("node " + sorted.get(i).name() + " appears twice");
+            }
+        }
+        this.index = idx;
+        Map<String, SecondaryNetwork> nets = new HashMap<>();
+        for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
+            nets.put(n.key(), n);
+        }
+        this.networks = Collections.unmodifiableMap(nets);
+        this.fabric = fabric == null ? FabricModel.empty() : fabric;
+        this.pools = pools;
+    }
+
+    /** @return nodes sorted by name */
+    public List<NodeState> nodes() {
+        return nodes;
+    }
+
+    /** @return the node of that name, or null */
+    public NodeState node(String name) {
+        Integer i = index.get(name);
+        return i == null ? null : nodes.get(i);
+    }
+
+    /** @return the position of the node in {@link #nodes()}, or -1 */
+    public int indexOf(String name) {
+        Integer i = index.get(name);
+        return i == null ? -1 : i;
+    }
+
+    /** @return the network with that {@code namespace/name}, or null */
+    public SecondaryNetwork network(String key) {
+        return networks.get(key);
+    }
+
+    /** @return every network by {@code namespace/name} */
+    public Map<String, SecondaryNetwork> networks() {
+        return networks;
+    }
+
+    /** @return the fabric model */
+    public FabricModel fabric() {
+        return fabric;
+    }
+
+    /** @return the address pools, or null when unknown */
+    public AddressPools pools() {
+        return pools;
+    }
+
+    /** @return a snapshot with some nodes replaced (same networks, fabric and pools) */
+    public ClusterSnapshot withNodes(List<NodeState> replaced) {
+        Map<String, NodeState> byName = new HashMap<>();
+        for (NodeState n : replaced) {
+            byName.put(n.name(), n);
+        }
+        List<NodeState> next = new ArrayList<>(nodes.size());
+        for (NodeState n : nodes) {
+            next.add(byName.getOrDefault(n.name(), n));
+        }
+        return new ClusterSnapshot(next, new ArrayList<>(networks.values()), fabric, pools);
+    }
+}

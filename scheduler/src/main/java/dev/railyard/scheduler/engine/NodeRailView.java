@@ -1,0 +1,365 @@
+package dev.railyard.scheduler.engine;
+
+import dev.railyard.api.topology.GpuHcaPair;
+import dev.railyard.api.topology.PcieDistance;
+import dev.railyard.scheduler.ipam.NetworkSelection;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One node seen by one pod shape: which of its rails the pod can use, the rail HCA each free GPU would send
+ * through, which GPUs qualify under the distance limit, and what blocks the node outright. Immutable.
+ *
+ * <p><b>Usable rails.</b> A rail (an HCA of the node's rail map) is usable when the pod reaches its HCA: through a
+ * network whose master netdev is a port of that HCA (when the pod has networks and the node's netdevs are known),
+ * and through an RDMA resource the pod requests that exposes that HCA (when the pod requests any with a known HCA).
+ *
+ * <p><b>GPU binding.</b> A free GPU whose own rail (its pair in the node's rail map) is usable binds to it. Otherwise
+ * it binds to the nearest usable rail HCA by the node's distance table, ties to the rail with fewest GPUs bound so
+ * far, then the lowest rail. A GPU qualifies when its binding is at or under the distance limit (any distance when
+ * the limit is null).
+ */
+public final class NodeRailView {
+    private final NodeState node;
+    private final PodRequest pod;
+    private final PcieDistance limit;
+    final NodeRails rails;
+    private final List<Reason> blockers;
+    private final boolean[] usable;
+    /** Binding per GPU position (free and bound GPUs), null otherwise. */
+    final GpuBinding[] binding;
+    final boolean[] eligible;
+    /** Eligible GPU positions per rail, nearest first, then by GPU index. */
+    final int[][] eligibleOnRail;
+    /** All eligible GPU positions, nearest first, then by GPU index. */
+    final int[] eligibleAll;
+    final int[] eligiblePerRail;
+    final int freeGpus;
+    /** Free GPUs per locality group. */
+    final int[] groupFree;
+    private final long podsByResources;
+    private final Map<Integer, Integer> railNetwork;
+
+    private NodeRailView(NodeState node, PodRequest pod, PcieDistance limit, ClusterSnapshot snapshot) {
+        this.node = node;
+        this.pod = pod;
+        this.limit = limit;
+        this.rails = node.topology() == null ? null : NodeRails.of(node.topology());
+        List<Reason> block = new ArrayList<>();
+        if (!node.schedulable()) {
+            block.add(new Reason(ReasonCode.NODE_UNSCHEDULABLE, "node unschedulable", "cordoned or not ready"));
+        }
+        // RDMA resources
+        long byRes = Long.MAX_VALUE;
+        boolean[] resUsable = null;
+        for (var e : pod.rdmaResources().entrySet()) {
+            HcaResource r = node.hcaResource(e.getKey());
+            if (r == null) {
+                block.add(new Reason(ReasonCode.HCA_RESOURCE_MISSING, "no resource " + e.getKey(),
+                        e.getKey() + " is not advertised on the node"));
+                byRes = 0;
+                continue;
+            }
+            long req = Math.max(1, e.getValue());
+            if (r.free() < req) {
+                block.add(new Reason(ReasonCode.HCA_RESOURCE_FULL, "resource " + e.getKey() + " full",
+                        e.getKey() + ": " + r.free() + " of " + r.capacity() + " slots free, " + req + " needed"));
+            }
+            byRes = Math.min(byRes, r.free() / req);
+            if (rails != null && r.hca() != null) {
+                Integer rail = rails.hcaRail.get(r.hca());
+                if (resUsable == null) {
+                    resUsable = new boolean[rails.railCount()];
+                }
+                if (rail != null) {
+                    resUsable[rail] = true;
+                }
+            }
+        }
+        this.podsByResources = byRes;
+        // networks: master netdev on the node, and the rails they reach
+        boolean[] netUsable = null;
+        Map<Integer, Integer> railNet = new LinkedHashMap<>();
+        List<NetworkSelection> sels = pod.selections();
+        for (int i = 0; i < sels.size(); i++) {
+            SecondaryNetwork net = snapshot.network(sels.get(i).key());
+            if (net == null || net.master() == null || rails == null || !rails.netdevsKnown) {
+                continue;
+            }
+            String hca = rails.netdevHca.get(net.master());
+            if (hca == null) {
+                block.add(new Reason(ReasonCode.NETWORK_MASTER_MISSING, "no netdev " + net.master(),
+                        "network " + net.key() + ": master " + net.master() + " is not on the node"));
+                continue;
+            }
+            Integer rail = rails.hcaRail.get(hca);
+            if (netUsable == null) {
+                netUsable = new boolean[rails.railCount()];
+            }
+            if (rail != null) {
+                netUsable[rail] = true;
+                railNet.putIfAbsent(rail, i);
+            }
+        }
+        this.railNetwork = railNet;
+        if (rails == null) {
+            if (pod.gpus() > 0) {
+                block.add(new Reason(ReasonCode.NO_NODE_TOPOLOGY, "no NodeTopology",
+                        "the node has no NodeTopology; its GPU–HCA pairs are unknown"));
+            }
+            usable = new boolean[0];
+            binding = new GpuBinding[0];
+            eligible = new boolean[0];
+            eligibleOnRail = new int[0][];
+            eligibleAll = new int[0];
+            eligiblePerRail = new int[0];
+            freeGpus = 0;
+            groupFree = new int[0];
+            blockers = List.copyOf(block);
+            return;
+        }
+        int nr = rails.railCount();
+        usable = new boolean[nr];
+        int usableCount = 0;
+        for (int r = 0; r < nr; r++) {
+            usable[r] = rails.railHca[r] != null && (netUsable == null || netUsable[r])
+                    && (resUsable == null || resUsable[r]);
+            if (usable[r]) {
+                usableCount++;
+            }
+        }
+        if (pod.gpus() > 0 && nr == 0) {
+            block.add(new Reason(ReasonCode.NO_NODE_TOPOLOGY, "no GPU–HCA rail map",
+                    "the node's NodeTopology pairs no GPU with an HCA"));
+        } else if (pod.gpus() > 0 && usableCount == 0) {
+            block.add(new Reason(ReasonCode.NO_USABLE_RAIL, "no rail HCA on the pod's networks",
+                    "none of the node's rail HCAs (" + String.join(", ", rails.rails().values())
+                            + ") is reached by the pod's networks and RDMA resources"));
+        }
+        // bind free GPUs
+        int n = rails.gpus.length;
+        binding = new GpuBinding[n];
+        eligible = new boolean[n];
+        groupFree = new int[rails.groupSize.length];
+        int[] boundPerRail = new int[nr];
+        int free = 0;
+        for (int i = 0; i < n; i++) {
+            int gpu = rails.gpus[i];
+            if (node.allocatedGpus().contains(gpu)) {
+                continue;
+            }
+            free++;
+            groupFree[rails.group[i]]++;
+            GpuHcaPair own = rails.home.get(gpu);
+            GpuBinding b = null;
+            if (own != null && own.rail() < nr && usable[own.rail()]) {
+                b = new GpuBinding(gpu, own.hca(), own.rail(), own.distance(), true);
+            } else {
+                PcieDistance best = null;
+                int bestRail = -1;
+                for (int r = 0; r < nr; r++) {
+                    if (!usable[r]) {
+                        continue;
+                    }
+                    PcieDistance d = rails.distance(gpu, rails.railHca[r]);
+                    if (d == null) {
+                        continue;
+                    }
+                    if (best == null || d.compareTo(best) < 0
+                            || (d == best && boundPerRail[r] < boundPerRail[bestRail])) {
+                        best = d;
+                        bestRail = r;
+                    }
+                }
+                if (best != null) {
+                    b = new GpuBinding(gpu, rails.railHca[bestRail], bestRail, best, false);
+                }
+            }
+            if (b != null) {
+                binding[i] = b;
+                boundPerRail[b.rail()]++;
+                eligible[i] = limit == null || b.distance().isAtMost(limit);
+            }
+        }
+        freeGpus = free;
+        eligiblePerRail = new int[nr];
+        List<List<Integer>> perRail = new ArrayList<>();
+        for (int r = 0; r < nr; r++) {
+            perRail.add(new ArrayList<>());
+        }
+        List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (eligible[i]) {
+                perRail.get(binding[i].rail()).add(i);
+                all.add(i);
+                eligiblePerRail[binding[i].rail()]++;
+            }
+        }
+        Comparator<Integer> nearest = Comparator.<Integer>comparingInt(i -> binding[i].distance().ordinal())
+                .thenComparingInt(i -> rails.gpus[i]);
+        eligibleOnRail = new int[nr][];
+        for (int r = 0; r < nr; r++) {
+            perRail.get(r).sort(nearest);
+            eligibleOnRail[r] = perRail.get(r).stream().mapToInt(Integer::intValue).toArray();
+        }
+        all.sort(nearest);
+        eligibleAll = all.stream().mapToInt(Integer::intValue).toArray();
+        blockers = List.copyOf(block);
+    }
+
+    /**
+     * @param snapshot the cluster
+     * @param node     the node
+     * @param pod      the pod (its shape matters, not its name)
+     * @param limit    farthest distance class a GPU may pair at, or null for any
+     * @return the view
+     */
+    public static NodeRailView of(ClusterSnapshot snapshot, NodeState node, PodRequest pod, PcieDistance limit) {
+        return new NodeRailView(node, pod, limit, snapshot);
+    }
+
+    /** @return the node */
+    public NodeState node() {
+        return node;
+    }
+
+    /** @return the pod shape */
+    public PodRequest pod() {
+        return pod;
+    }
+
+    /** @return the distance limit, or null for none */
+    public PcieDistance limit() {
+        return limit;
+    }
+
+    /** @return reasons that rule the node out whatever GPUs are chosen (resources, netdevs, topology, cordon) */
+    public List<Reason> blockers() {
+        return blockers;
+    }
+
+    /** @return the number of rails in the node's rail map */
+    public int railCount() {
+        return usable.length;
+    }
+
+    /** @return true when the pod can use rail r on this node */
+    public boolean usable(int rail) {
+        return rail >= 0 && rail < usable.length && usable[rail];
+    }
+
+    /** @return the HCA of rail r, or null */
+    public String railHca(int rail) {
+        return rails == null || rail >= rails.railHca.length ? null : rails.railHca[rail];
+    }
+
+    /** @return free GPUs on the node */
+    public int freeGpus() {
+        return freeGpus;
+    }
+
+    /** @return qualifying free GPUs per rail */
+    public int[] eligiblePerRail() {
+        return eligiblePerRail.clone();
+    }
+
+    /** @return qualifying free GPUs in all */
+    public int eligibleCount() {
+        return eligibleAll.length;
+    }
+
+    /** @return the binding of every free GPU that has one, by GPU index */
+    public List<GpuBinding> bindings() {
+        List<GpuBinding> out = new ArrayList<>();
+        for (GpuBinding b : binding) {
+            if (b != null) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    /** @return true when the GPU is free, bound and within the limit */
+    public boolean qualifies(int gpu) {
+        Integer i = rails == null ? null : rails.gpuPos.get(gpu);
+        return i != null && eligible[i];
+    }
+
+    /** @return the index (into the pod's networks) of the network on rail r's HCA, or -1 */
+    public int networkOnRail(int rail) {
+        return railNetwork.getOrDefault(rail, -1);
+    }
+
+    /** @return how many pods of this shape the node's RDMA resource slots admit ({@link Long#MAX_VALUE} if none asked) */
+    public long podsByResources() {
+        return podsByResources;
+    }
+
+    /**
+     * @return how many pods of this shape fit with the given rail vector (or with any rails when {@code vector} is
+     * null), counting GPUs and RDMA resource slots; 0 when blocked
+     */
+    public int capacity(RailVector vector) {
+        if (!blockers.isEmpty()) {
+            return 0;
+        }
+        long cap = podsByResources;
+        int g = pod.gpus();
+        if (g == 0) {
+            return (int) Math.min(cap, Integer.MAX_VALUE);
+        }
+        if (vector == null) {
+            cap = Math.min(cap, eligibleAll.length / g);
+        } else {
+            if (vector.width() > eligiblePerRail.length) {
+                return 0;
+            }
+            for (int r = 0; r < vector.width(); r++) {
+                int c = vector.count(r);
+                if (c > 0) {
+                    cap = Math.min(cap, eligiblePerRail[r] / c);
+                }
+            }
+        }
+        return (int) Math.min(cap, Integer.MAX_VALUE);
+    }
+
+    /** @return the reasons one pod of this shape cannot go on the node (blockers, then GPUs); empty when it can */
+    public List<Reason> reasonsForOnePod() {
+        List<Reason> out = new ArrayList<>(blockers);
+        int g = pod.gpus();
+        if (g == 0 || rails == null || railCount() == 0) {
+            return out;
+        }
+        if (freeGpus < g) {
+            out.add(new Reason(ReasonCode.INSUFFICIENT_GPUS, "insufficient free GPUs",
+                    g + " needed, " + freeGpus + " free"));
+        } else if (eligibleAll.length < g) {
+            String lim = limit == null ? "any distance" : "≤ " + limit;
+            List<String> far = new ArrayList<>();
+            for (int i = 0; i < binding.length; i++) {
+                if (node.allocatedGpus().contains(rails.gpus[i]) || eligible[i]) {
+                    continue;
+                }
+                GpuBinding b = binding[i];
+                far.add(b == null ? "GPU" + rails.gpus[i] + " no usable HCA"
+                        : "GPU" + rails.gpus[i] + " " + b.distance() + " to " + b.hca());
+            }
+            out.add(new Reason(ReasonCode.NO_GPU_PAIR_WITHIN_DISTANCE, "no free GPU pair at " + lim,
+                    g + " GPUs needed at " + lim + " from the pod's HCAs, " + eligibleAll.length + " qualify ("
+                            + String.join(", ", far) + ")"));
+        }
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return "NodeRailView[" + node.name() + " usable=" + Arrays.toString(usable) + " eligible/rail="
+                + Arrays.toString(eligiblePerRail) + " blockers=" + blockers + "]";
+    }
+}

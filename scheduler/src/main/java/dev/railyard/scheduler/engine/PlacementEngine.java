@@ -1,0 +1,208 @@
+package dev.railyard.scheduler.engine;
+
+import dev.railyard.api.hints.AffinityPolicy;
+import dev.railyard.api.topology.PcieDistance;
+import dev.railyard.scheduler.ipam.PoolReason;
+import dev.railyard.scheduler.ipam.PoolStatus;
+import dev.railyard.scheduler.ipam.PoolVerdict;
+import dev.railyard.topology.fabric.FabricModel;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Railyard's placement decisions, pure: per-pod Filter and Score, and gang plans ({@link GangPlanner}). Plain data
+ * in, decisions out; no I/O, no Kubernetes client; deterministic. The Volcano and kube-scheduler adapters, the CLI and
+ * the simulator all call this class. Thread-safe.
+ */
+public final class PlacementEngine {
+    private final EngineSettings settings;
+    private final GangPlanner planner;
+
+    public PlacementEngine(EngineSettings settings) {
+        this.settings = settings == null ? EngineSettings.defaults() : settings;
+        this.planner = new GangPlanner(this.settings);
+    }
+
+    public PlacementEngine() {
+        this(EngineSettings.defaults());
+    }
+
+    /** @return the settings */
+    public EngineSettings settings() {
+        return settings;
+    }
+
+    /** Plans a whole gang; see {@link GangPlanner}. */
+    public PlanOutcome plan(ClusterSnapshot snapshot, GangRequest gang) {
+        return planner.plan(snapshot, gang);
+    }
+
+    /**
+     * Filter: can {@code node} take {@code pod}? Checks, with reasons a person can read: cordon, NodeTopology,
+     * RDMA resources present with free slots, every network's master netdev on the node, enough free GPUs pairing
+     * with usable rail HCAs at or under the allowed distance (when affinity is required), the gang's rail vector
+     * (when alignment is required) and fabric scope (when required), and a free address in every pool the pod draws
+     * from.
+     *
+     * @param snapshot the cluster
+     * @param pod      the pod
+     * @param policy   its gang's policy
+     * @param node     node name
+     * @param context  the gang's placed members and rail vector
+     * @return the verdict; a node not in the snapshot is reported as such
+     */
+    public NodeVerdict filter(ClusterSnapshot snapshot, PodRequest pod, PlacementPolicy policy, String node,
+                              GangContext context) {
+        NodeState ns = snapshot.node(node);
+        if (ns == null) {
+            return new NodeVerdict(node, List.of(new Reason(ReasonCode.NODE_UNSCHEDULABLE, "node unknown",
+                    "node " + node + " is not in the snapshot")));
+        }
+        PcieDistance limit = policy.gpuHcaAffinity() == AffinityPolicy.REQUIRED ? policy.maxDistance() : null;
+        NodeRailView view = NodeRailView.of(snapshot, ns, pod, limit);
+        List<Reason> reasons = new ArrayList<>(view.reasonsForOnePod());
+        if (reasons.isEmpty() && context.rails() != null && policy.railAlignment() == AffinityPolicy.REQUIRED
+                && pod.gpus() > 0 && view.capacity(context.rails()) == 0) {
+            reasons.add(new Reason(ReasonCode.RAIL_SET_UNAVAILABLE, "rail set " + context.rails() + " unavailable",
+                    "qualifying free GPUs per rail " + java.util.Arrays.toString(view.eligiblePerRail())));
+        }
+        if (policy.scope().required() && !policy.scope().isAny() && !context.placed().isEmpty()) {
+            int worst = worstTier(snapshot.fabric(), node, context);
+            if (worst > policy.scope().maxTier()) {
+                reasons.add(new Reason(ReasonCode.OUTSIDE_FABRIC_SCOPE, "outside the gang's fabric scope",
+                        "tier " + worst + " (" + snapshot.fabric().tierName(worst) + ") from the gang's members, "
+                                + "scope allows " + policy.scope()));
+            }
+        }
+        if (snapshot.pools() != null && !pod.selections().isEmpty()) {
+            PoolVerdict v = snapshot.pools().check(pod.networks(), 1, node);
+            if (!v.admitted()) {
+                reasons.add(new Reason(v.reason() == PoolReason.POOL_EXHAUSTED ? ReasonCode.POOL_EXHAUSTED
+                        : ReasonCode.NETWORK_INVALID, v.reason() == PoolReason.POOL_EXHAUSTED ? "IP pool exhausted"
+                        : "network unusable", v.message()));
+            }
+        }
+        return new NodeVerdict(node, reasons);
+    }
+
+    private static int worstTier(FabricModel fabric, String node, GangContext context) {
+        List<Integer> rails = context.rails() == null ? List.of(0) : context.rails().rails();
+        int worst = 0;
+        for (String other : context.placed()) {
+            for (int r : rails.isEmpty() ? List.of(0) : rails) {
+                worst = Math.max(worst, fabric.commonTier(node, other, r));
+            }
+        }
+        return worst;
+    }
+
+    /**
+     * Score: how good is {@code node} for {@code pod}, 0–100, with a breakdown (see {@link ScoreWeights}). Call it for
+     * nodes that passed {@link #filter}; an infeasible node scores 0.
+     */
+    public NodeScore score(ClusterSnapshot snapshot, PodRequest pod, PlacementPolicy policy, String node,
+                           GangContext context) {
+        NodeState ns = snapshot.node(node);
+        ScoreWeights w = settings.score();
+        if (ns == null) {
+            return new NodeScore(node, 0, List.of());
+        }
+        PcieDistance limit = policy.gpuHcaAffinity() == AffinityPolicy.REQUIRED ? policy.maxDistance() : null;
+        NodeRailView view = NodeRailView.of(snapshot, ns, pod, limit);
+        RailVector vector = context.rails();
+        boolean railOk = vector == null || pod.gpus() == 0 || view.capacity(vector) > 0;
+        int[] demand = null;
+        if (vector != null && railOk && pod.gpus() > 0) {
+            demand = new int[vector.width()];
+            for (int r = 0; r < demand.length; r++) {
+                demand[r] = vector.count(r);
+            }
+        }
+        LocalSelection.Choice choice = view.blockers().isEmpty()
+                ? LocalSelection.select(view, null, demand, pod.gpus(), settings.cost()) : null;
+        if (choice == null) {
+            return new NodeScore(node, 0, List.of(new NodeScore.Term("pairing", 0, w.pairing(),
+                    "the pod does not fit")));
+        }
+        List<NodeScore.Term> terms = new ArrayList<>();
+        int sys = Math.max(1, settings.cost().sysPenalty());
+        int pairing = pod.gpus() == 0 ? 100
+                : (int) Math.round(100.0 - 100.0 * choice.penaltySum() / ((double) sys * pod.gpus()));
+        terms.add(new NodeScore.Term("pairing", clamp(pairing), w.pairing(), pod.gpus() == 0 ? "no GPUs"
+                : "mean penalty " + String.format(java.util.Locale.ROOT, "%.2f",
+                choice.penaltySum() / (double) pod.gpus()) + " of " + sys));
+        FabricModel fabric = snapshot.fabric();
+        int proximity;
+        String why;
+        if (context.placed().isEmpty()) {
+            proximity = 100;
+            why = "no gang member placed yet";
+        } else {
+            List<Integer> rails = vector == null || vector.rails().isEmpty() ? List.of(0) : vector.rails();
+            double sum = 0;
+            for (String other : context.placed()) {
+                int worst = 0;
+                for (int r : rails) {
+                    worst = Math.max(worst, fabric.hops(node, other, r));
+                }
+                sum += worst;
+            }
+            double mean = sum / context.placed().size();
+            int max = FabricModel.hopsForTier(fabric.maxTier() + 1);
+            proximity = (int) Math.round(100.0 * (1.0 - mean / max));
+            why = String.format(java.util.Locale.ROOT, "mean %.1f switch hops to %d members (max %d)", mean,
+                    context.placed().size(), max);
+        }
+        terms.add(new NodeScore.Term("proximity", clamp(proximity), w.proximity(), why));
+        terms.add(new NodeScore.Term("rail", railOk ? 100 : 0, w.rail(), vector == null ? "no gang rail set yet"
+                : railOk ? "offers rail set " + vector : "cannot offer rail set " + vector));
+        int groups = view.rails == null ? 0 : view.rails.groupSize.length;
+        int[] after = view.rails == null ? new int[0] : view.groupFree.clone();
+        for (int p : choice.positions()) {
+            after[view.rails.group[p]]--;
+        }
+        int broken = 0;
+        for (int g = 0; g < groups; g++) {
+            if (after[g] > 0 && after[g] < view.rails.groupSize[g]) {
+                broken++;
+            }
+        }
+        int total = view.rails == null ? 0 : view.rails.gpus.length;
+        double frag = groups == 0 ? 100 : 50.0 * (1.0 - broken / (double) groups)
+                + 50.0 * (total == 0 ? 1.0 : 1.0 - choice.leftover() / (double) total);
+        terms.add(new NodeScore.Term("fragmentation", clamp((int) Math.round(frag)), w.fragmentation(),
+                broken + " of " + groups + " PCIe groups partly used after, " + choice.leftover() + " GPUs left free"));
+        int ip = 100;
+        String ipWhy = "no pools checked";
+        if (snapshot.pools() != null && !pod.selections().isEmpty()) {
+            PoolVerdict v = snapshot.pools().check(pod.networks(), 1, node);
+            double worst = 1.0;
+            String worstPool = null;
+            for (PoolStatus s : v.pools()) {
+                if (s.usable() <= 0 || s.usable() == Long.MAX_VALUE) {
+                    continue;
+                }
+                double f = Math.max(0, s.free() - s.needed()) / (double) s.usable();
+                if (f < worst) {
+                    worst = f;
+                    worstPool = s.poolName() + " " + s.free() + "/" + s.usable() + " free";
+                }
+            }
+            ip = (int) Math.round(100 * worst);
+            ipWhy = worstPool == null ? "pools have room" : "tightest " + worstPool;
+        }
+        terms.add(new NodeScore.Term("ipHeadroom", clamp(ip), w.ipHeadroom(), ipWhy));
+        double num = 0;
+        double den = 0;
+        for (NodeScore.Term t : terms) {
+            num += (double) t.value() * t.weight();
+            den += t.weight();
+        }
+        return new NodeScore(node, clamp((int) Math.round(num / den)), terms);
+    }
+
+    private static int clamp(int v) {
+        return Math.max(0, Math.min(100, v));
+    }
+}

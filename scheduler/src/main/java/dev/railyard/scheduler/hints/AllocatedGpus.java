@@ -1,0 +1,244 @@
+package dev.railyard.scheduler.hints;
+
+import dev.railyard.topology.discovery.PciBusId;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Which GPUs this container actually got, from what the NVIDIA container stack leaves in it:
+ * <ol>
+ *   <li>{@code NVIDIA_VISIBLE_DEVICES} (set by the NVIDIA device plugin's default {@code envvar} strategy): a comma
+ *       list of {@code GPU-<uuid>} or host GPU indices; a path (the {@code volume-mounts} strategy,
+ *       {@code /var/run/nvidia-container-devices}) whose directory entries are the device ids; {@code none}: no
+ *       GPUs; {@code all}, {@code void}, empty or unset: not a list, go on with 2;</li>
+ *   <li>{@code /proc/driver/nvidia/gpus/<bus id>/information} (the container toolkit mounts only the container's
+ *       GPUs there): {@code GPU UUID:} and {@code Bus Location:} of each;</li>
+ *   <li>then {@code CUDA_VISIBLE_DEVICES}, when set and not blank, narrows that list like CUDA does: UUIDs (or
+ *       unique UUID prefixes) select by UUID; integers are positions in the container's GPUs ordered by PCI bus id
+ *       (CUDA's order with {@code CUDA_DEVICE_ORDER=PCI_BUS_ID}, and its default {@code FASTEST_FIRST} order on a
+ *       node of identical GPUs); the first entry that matches nothing ends the list, as in CUDA.</li>
+ * </ol>
+ * MIG device ids ({@code MIG-...}) name no whole GPU and are reported, not mapped.
+ */
+public final class AllocatedGpus {
+
+    /**
+     * One GPU as the container identifies it; at least one field is set.
+     *
+     * @param index  host NVML index, or null
+     * @param uuid   {@code GPU-<uuid>}, or null
+     * @param busId  sysfs-form PCI bus id ({@code 0000:1a:00.0}), or null
+     */
+    public record GpuId(Integer index, String uuid, String busId) {
+        @Override
+        public String toString() {
+            return uuid != null ? uuid : busId != null ? busId : "GPU" + index;
+        }
+    }
+
+    /**
+     * @param gpus   the container's GPUs, or null when nothing said which (the plan's GPUs are assumed then)
+     * @param source where they came from, for messages
+     * @param notes  problems met on the way, one line each
+     */
+    public record Resolution(List<GpuId> gpus, String source, List<String> notes) {
+        public Resolution {
+            gpus = gpus == null ? null : List.copyOf(gpus);
+            notes = List.copyOf(notes);
+        }
+
+        /** @return true when the container's GPUs are known */
+        public boolean known() {
+            return gpus != null;
+        }
+    }
+
+    private AllocatedGpus() {
+    }
+
+    /**
+     * @param nvidiaVisibleDevices value of {@code NVIDIA_VISIBLE_DEVICES}, or null
+     * @param cudaVisibleDevices   value of {@code CUDA_VISIBLE_DEVICES}, or null
+     * @param root                 the filesystem root ({@code /}; a fake tree in tests) for {@code /proc} and the
+     *                             volume-mounts directory
+     */
+    public static Resolution resolve(String nvidiaVisibleDevices, String cudaVisibleDevices, Path root) {
+        List<String> notes = new ArrayList<>();
+        List<GpuId> gpus = null;
+        String source;
+        String nv = nvidiaVisibleDevices == null ? "" : nvidiaVisibleDevices.strip();
+        String nvLower = nv.toLowerCase(Locale.ROOT);
+        if (nvLower.equals("none")) {
+            gpus = List.of();
+            source = "NVIDIA_VISIBLE_DEVICES=none";
+        } else if (nv.startsWith("/")) {
+            gpus = fromIds(listNames(root.resolve(nv.substring(1)), notes), notes);
+            source = "NVIDIA_VISIBLE_DEVICES directory " + nv;
+        } else if (!nv.isEmpty() && !nvLower.equals("all") && !nvLower.equals("void")) {
+            gpus = fromIds(List.of(nv.split(",")), notes);
+            source = "NVIDIA_VISIBLE_DEVICES";
+        } else {
+            source = "/proc/driver/nvidia/gpus";
+        }
+        // the proc entries carry UUID and bus id; prefer them for the GPUs NVIDIA_VISIBLE_DEVICES named
+        List<GpuId> proc = fromProc(root.resolve("proc/driver/nvidia/gpus"), notes);
+        if (gpus == null) {
+            gpus = proc;
+        } else if (proc != null) {
+            gpus = enrich(gpus, proc);
+        }
+        String cuda = cudaVisibleDevices == null ? "" : cudaVisibleDevices.strip();
+        if (!cuda.isEmpty() && gpus != null) {
+            gpus = narrow(gpus, cuda, notes);
+            source += " narrowed by CUDA_VISIBLE_DEVICES";
+        } else if (!cuda.isEmpty()) {
+            notes.add("CUDA_VISIBLE_DEVICES=" + cuda + " is relative to the container's GPUs, which nothing else "
+                    + "names; ignored");
+        }
+        return new Resolution(gpus, source, notes);
+    }
+
+    private static List<GpuId> fromIds(List<String> ids, List<String> notes) {
+        if (ids == null) {
+            return null;
+        }
+        List<GpuId> out = new ArrayList<>();
+        for (String raw : ids) {
+            String id = raw.strip();
+            if (id.isEmpty()) {
+                continue;
+            }
+            if (id.regionMatches(true, 0, "GPU-", 0, 4)) {
+                out.add(new GpuId(null, canonicalUuid(id), null));
+            } else if (id.matches("\\d{1,4}")) {
+                out.add(new GpuId(Integer.parseInt(id), null, null));
+            } else if (id.regionMatches(true, 0, "MIG-", 0, 4)) {
+                notes.add("MIG device " + id + " is not a whole GPU; railyard env cannot pair it with an HCA");
+            } else {
+                notes.add("'" + id + "' in NVIDIA_VISIBLE_DEVICES is neither a GPU UUID nor an index; ignored");
+            }
+        }
+        return out;
+    }
+
+    private static List<String> listNames(Path dir, List<String> notes) {
+        if (!Files.isDirectory(dir)) {
+            notes.add("NVIDIA_VISIBLE_DEVICES names directory " + dir + ", which does not exist");
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            ds.forEach(p -> names.add(p.getFileName().toString()));
+        } catch (IOException e) {
+            notes.add("cannot list " + dir + ": " + e.getMessage());
+            return null;
+        }
+        names.sort(Comparator.naturalOrder());
+        return names;
+    }
+
+    /** @return GPUs listed under {@code dir} ordered by bus id, or null when the directory is absent or empty */
+    private static List<GpuId> fromProc(Path dir, List<String> notes) {
+        if (!Files.isDirectory(dir)) {
+            return null;
+        }
+        List<GpuId> out = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                String name = p.getFileName().toString();
+                String uuid = null;
+                String bus = PciBusId.parse(name).map(PciBusId::toString).orElse(null);
+                String info = GidTable.readOrNull(p.resolve("information"));
+                if (info != null) {
+                    for (String line : info.split("\n")) {
+                        int colon = line.indexOf(':');
+                        if (colon < 0) {
+                            continue;
+                        }
+                        String key = line.substring(0, colon).strip();
+                        String value = line.substring(colon + 1).strip();
+                        if (key.equals("GPU UUID") && value.regionMatches(true, 0, "GPU-", 0, 4)) {
+                            uuid = canonicalUuid(value);
+                        } else if (key.equals("Bus Location")) {
+                            bus = PciBusId.parse(value).map(PciBusId::toString).orElse(bus);
+                        }
+                    }
+                }
+                if (uuid != null || bus != null) {
+                    out.add(new GpuId(null, uuid, bus));
+                }
+            }
+        } catch (IOException e) {
+            notes.add("cannot list " + dir + ": " + e.getMessage());
+            return null;
+        }
+        if (out.isEmpty()) {
+            return null;
+        }
+        out.sort(Comparator.comparing(g -> g.busId() == null ? "~" : busKey(g.busId())));
+        return out;
+    }
+
+    private static String busKey(String busId) {
+        return PciBusId.parse(busId).map(b -> String.format("%08x:%02x:%02x.%x", b.domain(), b.bus(), b.device(),
+                b.function())).orElse(busId);
+    }
+
+    /** Adds the UUID/bus id the proc entries know to GPUs named by UUID. */
+    private static List<GpuId> enrich(List<GpuId> gpus, List<GpuId> proc) {
+        List<GpuId> out = new ArrayList<>();
+        for (GpuId g : gpus) {
+            GpuId match = null;
+            for (GpuId p : proc) {
+                if (g.uuid() != null && g.uuid().equals(p.uuid())) {
+                    match = p;
+                }
+            }
+            out.add(match == null ? g : new GpuId(g.index(), match.uuid(), match.busId()));
+        }
+        return out;
+    }
+
+    private static List<GpuId> narrow(List<GpuId> gpus, String cuda, List<String> notes) {
+        List<GpuId> ordered = new ArrayList<>(gpus);
+        ordered.sort(Comparator.comparing((GpuId g) -> g.busId() == null ? "~" : busKey(g.busId()))
+                .thenComparing(g -> g.index() == null ? Integer.MAX_VALUE : g.index()));
+        List<GpuId> out = new ArrayList<>();
+        for (String raw : cuda.split(",")) {
+            String id = raw.strip();
+            GpuId pick = null;
+            if (id.matches("\\d{1,4}")) {
+                int i = Integer.parseInt(id);
+                pick = i < ordered.size() ? ordered.get(i) : null;
+            } else if (id.regionMatches(true, 0, "GPU-", 0, 4)) {
+                String prefix = canonicalUuid(id);
+                List<GpuId> hits = ordered.stream().filter(g -> g.uuid() != null && g.uuid().startsWith(prefix))
+                        .toList();
+                pick = hits.size() == 1 ? hits.get(0) : null;
+            }
+            if (pick == null) {
+                notes.add("CUDA_VISIBLE_DEVICES entry '" + id + "' matches none of the container's GPUs; CUDA "
+                        + "ignores it and every entry after it");
+                break;
+            }
+            if (!out.contains(pick)) {
+                out.add(pick);
+            }
+        }
+        return out;
+    }
+
+    /** {@code GPU-} in upper case, the hex part in lower case, as nvidia-smi prints it. */
+    static String canonicalUuid(String uuid) {
+        String s = uuid.strip();
+        return "GPU-" + s.substring(4).toLowerCase(Locale.ROOT);
+    }
+}

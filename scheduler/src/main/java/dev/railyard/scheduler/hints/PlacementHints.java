@@ -1,0 +1,212 @@
+package dev.railyard.scheduler.hints;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.api.hints.PlacementHint;
+import dev.railyard.api.topology.Gpu;
+import dev.railyard.api.topology.Hca;
+import dev.railyard.api.topology.HcaPort;
+import dev.railyard.api.topology.NodeTopologySpec;
+import dev.railyard.api.topology.PcieDistance;
+import dev.railyard.scheduler.engine.ClusterSnapshot;
+import dev.railyard.scheduler.engine.GangPlan;
+import dev.railyard.scheduler.engine.GpuBinding;
+import dev.railyard.scheduler.engine.NodeState;
+import dev.railyard.scheduler.engine.PlannedPod;
+import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.engine.SecondaryNetwork;
+import dev.railyard.scheduler.ipam.NetworkSelection;
+import dev.railyard.topology.fabric.FabricPosition;
+import inet.ipaddr.IPAddress;
+import inet.ipaddr.IPAddressString;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Builds the {@code railyard.dev/placement} hint for one planned pod from the plan, the node's topology, the pod's
+ * networks and the fabric, and turns it into annotations. Pure; thread-safe.
+ *
+ * <p>Per GPU (local-rank order): the rail HCA the plan bound it to, that HCA's first active port, the port's netdev
+ * that is the master of one of the pod's networks (else its first netdev), and that network with the pod interface
+ * multus gives it ({@code net1}, ... in annotation order). NCCL settings:
+ * <ul>
+ *   <li>{@code NCCL_IB_HCA = =<hca>:<port>,...}: the distinct HCAs in local-rank order, exact-match syntax;</li>
+ *   <li>{@code NCCL_SOCKET_IFNAME = =eth0}: bootstrap over the pod's primary interface, as the seed setup does;</li>
+ *   <li>{@code NCCL_IB_ADDR_RANGE}: the smallest CIDR covering the ranges of the networks on those HCAs
+ *       ({@code 192.168.4.0/22} and {@code 192.168.8.0/22} give {@code 192.168.0.0/20}), with
+ *       {@code NCCL_IB_ADDR_FAMILY} {@code AF_INET} or {@code AF_INET6}; absent when no range is known;</li>
+ *   <li>{@code NCCL_NET_GDR_LEVEL}: only when some pair is farther than PXB: {@code PHB} for PHB or NODE (NCCL has no
+ *       NODE class), {@code SYS} for SYS, so NCCL still uses GPUDirect RDMA at the distance the plan accepted.</li>
+ * </ul>
+ */
+public final class PlacementHints {
+    /** Bootstrap interface recommended for {@code NCCL_SOCKET_IFNAME}. */
+    public static final String SOCKET_IFNAME = "=eth0";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private PlacementHints() {
+    }
+
+    /**
+     * @param snapshot the cluster the plan was made on
+     * @param plan     the gang plan
+     * @param pod      the planned pod
+     * @param request  the pod's request (for its networks)
+     * @return the hint
+     * @throws IllegalArgumentException when the pod's node is not in the snapshot
+     */
+    public static PlacementHint hint(ClusterSnapshot snapshot, GangPlan plan, PlannedPod pod, PodRequest request) {
+        NodeState node = snapshot.node(pod.node());
+        if (node == null) {
+            throw new IllegalArgumentException("node " + pod.node() + " is not in the snapshot");
+        }
+        NodeTopologySpec spec = node.topology();
+        Map<String, Hca> hcas = new LinkedHashMap<>();
+        Map<Integer, Gpu> gpus = new LinkedHashMap<>();
+        if (spec != null) {
+            spec.hcas().forEach(h -> hcas.put(h.name(), h));
+            spec.gpus().forEach(g -> gpus.put(g.index(), g));
+        }
+        // the pod's networks by master netdev
+        Map<String, Integer> byMaster = new LinkedHashMap<>();
+        List<NetworkSelection> sels = request.selections();
+        for (int i = 0; i < sels.size(); i++) {
+            SecondaryNetwork net = snapshot.network(sels.get(i).key());
+            if (net != null && net.master() != null) {
+                byMaster.putIfAbsent(net.master(), i);
+            }
+        }
+        List<PlacementHint.GpuHint> gh = new ArrayList<>();
+        Set<String> ibHca = new LinkedHashSet<>();
+        Set<String> ranges = new LinkedHashSet<>();
+        PcieDistance worst = PcieDistance.PIX;
+        for (GpuBinding b : pod.gpus()) {
+            Hca hca = hcas.get(b.hca());
+            HcaPort port = firstUpPort(hca);
+            int portNo = port == null ? 1 : port.number();
+            String netdev = null;
+            Integer net = null;
+            if (port != null) {
+                for (String nd : port.netdevs()) {
+                    if (byMaster.containsKey(nd)) {
+                        netdev = nd;
+                        net = byMaster.get(nd);
+                        break;
+                    }
+                }
+                if (netdev == null && !port.netdevs().isEmpty()) {
+                    netdev = port.netdevs().get(0);
+                }
+            }
+            String network = null;
+            String iface = null;
+            if (net != null) {
+                NetworkSelection s = sels.get(net);
+                network = s.key();
+                iface = s.podInterface();
+                SecondaryNetwork sn = snapshot.network(s.key());
+                if (sn.range() != null) {
+                    ranges.add(sn.range());
+                }
+            }
+            Gpu g = gpus.get(b.gpu());
+            gh.add(new PlacementHint.GpuHint(b.gpu(), g == null ? null : g.uuid(), g == null ? null : g.pciBusId(),
+                    b.hca(), portNo, netdev, b.rail(), b.distance(), network, iface));
+            ibHca.add(b.hca() + ":" + portNo);
+            if (b.distance().compareTo(worst) > 0) {
+                worst = b.distance();
+            }
+        }
+        List<PlacementHint.RailLeaf> fabric = new ArrayList<>();
+        FabricPosition pos = snapshot.fabric().position(pod.node());
+        if (pos != null) {
+            for (int r : new TreeSet<>(pod.gpus().stream().map(GpuBinding::rail).toList())) {
+                String leaf = pos.leaf(r);
+                if (leaf != null) {
+                    var sw = snapshot.fabric().fabricSwitch(leaf);
+                    fabric.add(new PlacementHint.RailLeaf(r, sw == null ? leaf : sw.label()));
+                }
+            }
+        }
+        String[] range = cover(ranges);
+        String gdr = worst.isAtMost(PcieDistance.PXB) ? null : worst == PcieDistance.SYS ? "SYS" : "PHB";
+        PlacementHint.NcclSettings nccl = new PlacementHint.NcclSettings(
+                ibHca.isEmpty() ? null : "=" + String.join(",", ibHca), SOCKET_IFNAME,
+                range == null ? null : range[0], range == null ? null : range[1], gdr);
+        return new PlacementHint(PlacementHint.VERSION, pod.node(), plan.gang(), plan.pods().size(), pod.rank(),
+                fabric, gh, nccl);
+    }
+
+    private static HcaPort firstUpPort(Hca hca) {
+        if (hca == null) {
+            return null;
+        }
+        for (HcaPort p : hca.ports()) {
+            if (p.isUp()) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** @return {cidr, family} of the smallest prefix block covering every range, or null when there is none */
+    static String[] cover(Set<String> ranges) {
+        IPAddress acc = null;
+        for (String r : ranges) {
+            IPAddress a = new IPAddressString(r).getAddress();
+            if (a == null) {
+                continue;
+            }
+            a = a.toPrefixBlock();
+            if (acc != null && acc.isIPv4() != a.isIPv4()) {
+                return null; // mixed families: no single range
+            }
+            acc = acc == null ? a : acc.coverWithPrefixBlock(a);
+        }
+        if (acc == null) {
+            return null;
+        }
+        return new String[]{acc.toPrefixLengthString(), acc.isIPv4() ? "AF_INET" : "AF_INET6"};
+    }
+
+    /**
+     * @param hint the hint
+     * @return {@code railyard.dev/placement} (JSON) and the flat keys of {@link HintAnnotations}
+     */
+    public static Map<String, String> annotations(PlacementHint hint) {
+        Map<String, String> a = new LinkedHashMap<>();
+        try {
+            a.put(HintAnnotations.PLACEMENT, JSON.writeValueAsString(hint));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise a placement hint: " + e.getOriginalMessage(), e);
+        }
+        PlacementHint.NcclSettings n = hint.nccl();
+        put(a, HintAnnotations.NCCL_IB_HCA, n.ibHca());
+        put(a, HintAnnotations.NCCL_SOCKET_IFNAME, n.socketIfname());
+        put(a, HintAnnotations.NCCL_IB_ADDR_RANGE, n.ibAddrRange());
+        put(a, HintAnnotations.NCCL_IB_ADDR_FAMILY, n.ibAddrFamily());
+        put(a, HintAnnotations.NCCL_NET_GDR_LEVEL, n.netGdrLevel());
+        if (hint.rank() != null) {
+            a.put(HintAnnotations.RANK, Integer.toString(hint.rank()));
+        }
+        if (!hint.gpus().isEmpty()) {
+            a.put(HintAnnotations.RAILS, String.join(",", hint.gpus().stream()
+                    .map(g -> Integer.toString(g.rail())).toList()));
+        }
+        return a;
+    }
+
+    private static void put(Map<String, String> m, String k, String v) {
+        if (v != null) {
+            m.put(k, v);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.railyard.scheduler.ipam;
+
+import java.util.List;
+
+/**
+ * Free whereabouts addresses for the placement engine: whether the pods of a gang can all get an address on every
+ * network they attach, and holds for pods placed but not yet given one.
+ *
+ * <p>Moments (scheduling-framework vocabulary): Filter and Volcano {@code jobEnqueueable} call {@link #check};
+ * Reserve calls {@link #reserve}; Unreserve, and pod deletion, call {@link #release}. {@code railyard explain}
+ * reads {@link #check} and {@link #audit}.
+ *
+ * <p>Implementations are thread-safe; {@link #reserve} is atomic: it succeeds for all placements or changes nothing,
+ * and no interleaving of concurrent calls hands out more addresses than a pool has free.
+ */
+public interface AddressPools {
+    /**
+     * Checks that every network of the request has at least {@code pods} free addresses in each of its pools, after
+     * Railyard's in-flight reservations. In node-slice mode the count is the node's slice; with {@code node == null}
+     * the sum of all node slices (a necessary condition, for {@code jobEnqueueable}).
+     *
+     * @param request the pods' networks
+     * @param pods    pods still to place, at least 0
+     * @param node    node the pods go to, or null when not chosen yet
+     */
+    default PoolVerdict check(PodNetworksRequest request, int pods, String node) {
+        return check(List.of(new PoolDemand(request, pods, node)));
+    }
+
+    /**
+     * Checks several demands together, as for a gang whose tasks differ or span nodes: demands drawing on the same
+     * pool add up.
+     */
+    PoolVerdict check(List<PoolDemand> demands);
+
+    /**
+     * Atomically checks the placements together and, when admitted, holds one address per pod, network and range
+     * until the pool shows the pod's allocation, the pod is gone, or the hold times out. A pod that already holds
+     * addresses has them replaced. Refused: nothing changes.
+     *
+     * @param placements pods with their node; a node-slice network needs the node
+     */
+    PoolVerdict reserve(List<PodPlacement> placements);
+
+    /**
+     * Drops every hold of the pod (Unreserve, or the pod was deleted).
+     *
+     * @param podRef {@code <namespace>/<name>}
+     * @return how many holds were dropped
+     */
+    int release(String podRef);
+
+    /** @return every IPPool in the current snapshot with its stale allocations and inconsistencies */
+    List<PoolAudit> audit();
+}

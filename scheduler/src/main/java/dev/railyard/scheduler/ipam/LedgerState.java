@@ -1,0 +1,380 @@
+package dev.railyard.scheduler.ipam;
+
+import dev.railyard.api.multus.MacvlanNetwork;
+import dev.railyard.api.multus.NetworkAttachmentDefinition;
+import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.api.whereabouts.NodeSliceAllocation;
+import dev.railyard.api.whereabouts.NodeSlicePool;
+import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import inet.ipaddr.IPAddress;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One snapshot, indexed, with lazily filled caches of resolved networks, decoded pools and range counts. Immutable
+ * apart from the caches, which are safe to fill from several threads (each value is a pure function of the snapshot).
+ */
+final class LedgerState {
+    private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+
+    final IpamSnapshot snapshot;
+    private final Map<String, NetworkAttachmentDefinition> nads = new LinkedHashMap<>();
+    private final Map<String, Set<String>> nadNamespacesByName = new LinkedHashMap<>();
+    private final Map<String, MacvlanNetwork> macvlans = new LinkedHashMap<>();
+    private final Map<String, List<IPPool>> poolsByName = new LinkedHashMap<>();
+    private final Map<String, List<NodeSlicePool>> slicePoolsByName = new LinkedHashMap<>();
+    private final List<OverlappingRangeIPReservation> reservations = new ArrayList<>();
+    private final List<IPPool> pools = new ArrayList<>();
+
+    private final Map<String, NetworkResolution> resolutions = new ConcurrentHashMap<>();
+    private final Map<String, PoolChoice> poolChoices = new ConcurrentHashMap<>();
+    private final Map<String, DecodedPool> decodedByObject = new ConcurrentHashMap<>();
+    private final Map<String, List<IPAddress>> reservedByNetworkName = new ConcurrentHashMap<>();
+    private final Map<String, RangeView> views = new ConcurrentHashMap<>();
+
+    /** The IPPool chosen for a name (null pool: not created yet) and why, when several namespaces hold one. */
+    record PoolChoice(DecodedPool pool, String note) {
+    }
+
+    /**
+     * @param snapshot             the objects
+     * @param whereaboutsNamespace the namespace whereabouts keeps its objects in, or null to use every namespace that
+     *                             holds any
+     */
+    LedgerState(IpamSnapshot snapshot, String whereaboutsNamespace) {
+        this.snapshot = snapshot;
+        for (NetworkAttachmentDefinition nad : snapshot.networkAttachmentDefinitions()) {
+            String ns = namespace(nad);
+            String name = name(nad);
+            if (name != null) {
+                nads.put(ns + "/" + name, nad);
+                nadNamespacesByName.computeIfAbsent(name, k -> new TreeSet<>()).add(ns);
+            }
+        }
+        for (MacvlanNetwork m : snapshot.macvlanNetworks()) {
+            if (name(m) != null) {
+                macvlans.put(name(m), m);
+            }
+        }
+        for (IPPool p : snapshot.ipPools()) {
+            if (name(p) != null && inWhereaboutsNamespace(p, whereaboutsNamespace)) {
+                poolsByName.computeIfAbsent(name(p), k -> new ArrayList<>()).add(p);
+                pools.add(p);
+            }
+        }
+        for (NodeSlicePool p : snapshot.nodeSlicePools()) {
+            if (name(p) != null && inWhereaboutsNamespace(p, whereaboutsNamespace)) {
+                slicePoolsByName.computeIfAbsent(name(p), k -> new ArrayList<>()).add(p);
+            }
+        }
+        for (OverlappingRangeIPReservation r : snapshot.overlappingRangeIPReservations()) {
+            if (name(r) != null && inWhereaboutsNamespace(r, whereaboutsNamespace)) {
+                reservations.add(r);
+            }
+        }
+    }
+
+    private static boolean inWhereaboutsNamespace(HasMetadata o, String whereaboutsNamespace) {
+        return whereaboutsNamespace == null || whereaboutsNamespace.equals(namespace(o));
+    }
+
+    private static String name(HasMetadata o) {
+        return o == null || o.getMetadata() == null ? null : o.getMetadata().getName();
+    }
+
+    private static String namespace(HasMetadata o) {
+        return o.getMetadata().getNamespace() == null ? "" : o.getMetadata().getNamespace();
+    }
+
+    List<IPPool> pools() {
+        return pools;
+    }
+
+    DecodedPool decode(IPPool pool) {
+        return decodedByObject.computeIfAbsent(namespace(pool) + "/" + name(pool), k -> DecodedPool.decode(pool));
+    }
+
+    /** @return the IPPool whereabouts would use for this name; several namespaces: the fullest, with a note */
+    PoolChoice pool(String poolName) {
+        return poolChoices.computeIfAbsent(poolName, n -> {
+            List<IPPool> candidates = poolsByName.getOrDefault(n, List.of());
+            if (candidates.isEmpty()) {
+                return new PoolChoice(null, null);
+            }
+            List<DecodedPool> decoded = candidates.stream().map(this::decode)
+                    .sorted(Comparator.comparingInt((DecodedPool d) -> d.allocations().size()).reversed()).toList();
+            String note = decoded.size() == 1 ? null : "IPPool " + n + " exists in namespaces "
+                    + String.join(", ", decoded.stream().map(DecodedPool::namespace).sorted().toList())
+                    + "; counted the one in " + decoded.get(0).namespace() + " (most allocations)";
+            return new PoolChoice(decoded.get(0), note);
+        });
+    }
+
+    /** @return the addresses OverlappingRangeIPReservations of this network name hold */
+    private List<IPAddress> reservedAddresses(String networkName) {
+        return reservedByNetworkName.computeIfAbsent(networkName, nn -> {
+            List<IPAddress> out = new ArrayList<>();
+            for (OverlappingRangeIPReservation r : reservations) {
+                IPAddress ip = PoolNames.reservedAddress(name(r), nn);
+                if (ip != null) {
+                    out.add(ip);
+                }
+            }
+            return List.copyOf(out);
+        });
+    }
+
+    // ---- network resolution ------------------------------------------------------------------------------------
+
+    NetworkResolution resolve(NetworkSelection s) {
+        return resolutions.computeIfAbsent(s.key(), k -> resolveUncached(s));
+    }
+
+    private NetworkResolution resolveUncached(NetworkSelection s) {
+        String key = s.key();
+        NetworkAttachmentDefinition nad = nads.get(key);
+        MacvlanNetwork macvlan = macvlans.get(s.name());
+        boolean macvlanRendersHere = macvlan != null && macvlan.getSpec() != null
+                && macvlan.getSpec().effectiveNetworkNamespace().equals(s.namespace());
+        if (macvlanRendersHere) {
+            String ipam = macvlan.getSpec().ipam();
+            if (ipam != null && !ipam.isBlank() && !isJsonObject(ipam)) {
+                return NetworkResolution.failed(key, PoolReason.NETWORK_CONFIG_INVALID, "MacvlanNetwork " + s.name()
+                        + ": spec.ipam is not a JSON object (" + abbreviate(ipam) + "), so the network-operator cannot"
+                        + " render NetworkAttachmentDefinition " + key
+                        + (nad == null ? "" : " (the existing one is stale)"));
+            }
+        }
+        if (nad == null) {
+            StringBuilder m = new StringBuilder("no NetworkAttachmentDefinition " + s.name() + " in namespace "
+                    + s.namespace());
+            Set<String> elsewhere = new TreeSet<>(nadNamespacesByName.getOrDefault(s.name(), Set.of()));
+            elsewhere.remove(s.namespace());
+            if (!elsewhere.isEmpty()) {
+                String other = elsewhere.iterator().next();
+                m.append(" (multus resolves a name without namespace in the pod's namespace); it exists in ")
+                        .append(String.join(", ", elsewhere)).append(": reference it as ").append(other).append('/')
+                        .append(s.name());
+            }
+            if (macvlanRendersHere) {
+                m.append("; MacvlanNetwork ").append(s.name()).append(" has not rendered it");
+                if (macvlan.getStatus() != null && macvlan.getStatus().state() != null) {
+                    m.append(" (state ").append(macvlan.getStatus().state());
+                    if (macvlan.getStatus().reason() != null && !macvlan.getStatus().reason().isEmpty()) {
+                        m.append(": ").append(macvlan.getStatus().reason());
+                    }
+                    m.append(')');
+                }
+            } else if (macvlan != null && macvlan.getSpec() != null) {
+                m.append("; MacvlanNetwork ").append(s.name()).append(" renders it into namespace ")
+                        .append(macvlan.getSpec().effectiveNetworkNamespace());
+            }
+            return NetworkResolution.failed(key, PoolReason.NETWORK_NOT_FOUND, m.toString());
+        }
+        String config = nad.getSpec() == null ? null : nad.getSpec().config();
+        if (config == null || config.isBlank()) {
+            return new NetworkResolution(key, null, null, null, null, List.of("NetworkAttachmentDefinition " + key
+                    + " has no spec.config: multus reads the CNI config from each node's conf dir, so Railyard cannot"
+                    + " count its addresses"));
+        }
+        CniNetworkConfig cni;
+        try {
+            cni = CniNetworkConfig.parse(config);
+        } catch (IpamConfigException e) {
+            return NetworkResolution.failed(key, PoolReason.NETWORK_CONFIG_INVALID,
+                    "NetworkAttachmentDefinition " + key + ": " + e.getMessage());
+        }
+        if (!cni.whereabouts()) {
+            return new NetworkResolution(key, null, null, null, cni.master(), List.of("NetworkAttachmentDefinition "
+                    + key + (cni.ipam() == null ? " has no IPAM" : " uses IPAM type '" + cni.ipamType() + "'")
+                    + ", not whereabouts: its addresses are not counted"));
+        }
+        try {
+            IpamConfig ipam = IpamConfigParser.parse(cni.ipam(), cni.name());
+            return new NetworkResolution(key, null, null, ipam, cni.master(), ipam.notes());
+        } catch (IpamConfigException e) {
+            return NetworkResolution.failed(key, PoolReason.IPAM_CONFIG_INVALID,
+                    "NetworkAttachmentDefinition " + key + " IPAM: " + e.getMessage());
+        }
+    }
+
+    private static boolean isJsonObject(String text) {
+        try {
+            JsonNode n = CniNetworkConfig.JSON.readTree(text);
+            return n != null && n.isObject();
+        } catch (JacksonException e) {
+            return false;
+        }
+    }
+
+    private static String abbreviate(String text) {
+        String t = text.replaceAll("\\s+", " ").strip();
+        return t.length() <= 60 ? t : t.substring(0, 57) + "...";
+    }
+
+    // ---- range counts ------------------------------------------------------------------------------------------
+
+    /**
+     * @param res   a resolved whereabouts network
+     * @param index the range index
+     * @param node  the node, used only in node-slice mode (null there: sum of every node's slice)
+     */
+    RangeView view(NetworkResolution res, int index, String node) {
+        IpamConfig ipam = res.ipam();
+        String key = res.key() + "#" + index + (ipam.nodeSliceMode() ? "@" + (node == null ? "" : node) : "");
+        return views.computeIfAbsent(key, k -> {
+            IpamRange range = ipam.ranges().get(index);
+            if (!ipam.nodeSliceMode()) {
+                return normalView(ipam, range);
+            }
+            return node == null ? allSlicesView(ipam, range) : sliceView(ipam, range, node);
+        });
+    }
+
+    private RangeView normalView(IpamConfig ipam, IpamRange range) {
+        String poolName = PoolNames.ipPool(ipam.networkName(), null, range.canonical());
+        UsableAddresses usable = UsableAddresses.of(range);
+        if (usable.emptyReason() != null) {
+            return RangeView.failed(poolName, range.canonical(), PoolReason.IPAM_CONFIG_INVALID,
+                    "range " + range.text() + ": " + usable.emptyReason());
+        }
+        return counted(ipam, poolName, null, range.canonical(), usable);
+    }
+
+    private NodeSlicePool slicePool(String name) {
+        List<NodeSlicePool> candidates = slicePoolsByName.getOrDefault(name, List.of());
+        return candidates.isEmpty() ? null : candidates.get(0);
+    }
+
+    private RangeView sliceView(IpamConfig ipam, IpamRange range, String node) {
+        String sliceName = ipam.nodeSlicePoolName();
+        NodeSlicePool nsp = slicePool(sliceName);
+        if (nsp == null) {
+            return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "NodeSlicePool "
+                    + sliceName + " not found: whereabouts' node-slice controller has not sliced " + range.canonical());
+        }
+        NodeSliceAllocation slice = null;
+        if (nsp.getStatus() != null) {
+            for (NodeSliceAllocation a : nsp.getStatus().allocations()) {
+                if (a != null && node.equals(a.nodeName())) {
+                    slice = a;
+                    break;
+                }
+            }
+        }
+        if (slice == null) {
+            return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "node " + node
+                    + " has no slice in NodeSlicePool " + sliceName
+                    + " (whereabouts fails with \"no allocated node slice for node\")");
+        }
+        AddressText.Cidr cidr = AddressText.parseCidr(slice.sliceRange());
+        if (cidr == null || cidr.ipv4() != range.cidr().ipv4()) {
+            return RangeView.failed(sliceName, String.valueOf(slice.sliceRange()), PoolReason.POOL_INVALID,
+                    "NodeSlicePool " + sliceName + ": slice '" + slice.sliceRange() + "' of node " + node
+                            + " is not a CIDR of " + range.canonical());
+        }
+        // whereabouts names the node's pool after the slice string as stored (IPManagementKubernetesUpdate)
+        String poolName = PoolNames.ipPool(ipam.networkName(), node, slice.sliceRange());
+        UsableAddresses usable = UsableAddresses.ofSlice(range, cidr);
+        if (usable.emptyReason() != null) {
+            return RangeView.failed(poolName, slice.sliceRange(), PoolReason.IPAM_CONFIG_INVALID,
+                    "node " + node + ": " + usable.emptyReason());
+        }
+        return counted(ipam, poolName, node, slice.sliceRange(), usable);
+    }
+
+    private RangeView allSlicesView(IpamConfig ipam, IpamRange range) {
+        String sliceName = ipam.nodeSlicePoolName();
+        NodeSlicePool nsp = slicePool(sliceName);
+        if (nsp == null) {
+            return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "NodeSlicePool "
+                    + sliceName + " not found: whereabouts' node-slice controller has not sliced " + range.canonical());
+        }
+        List<String> members = new ArrayList<>();
+        List<String> stale = new ArrayList<>();
+        List<String> inconsistencies = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        long usable = 0;
+        long allocated = 0;
+        long elsewhere = 0;
+        List<NodeSliceAllocation> slices = nsp.getStatus() == null ? List.of() : nsp.getStatus().allocations();
+        for (NodeSliceAllocation a : slices) {
+            if (a == null || a.nodeName() == null || a.nodeName().isEmpty()) {
+                continue;
+            }
+            RangeView v = sliceView(ipam, range, a.nodeName());
+            if (v.failure() != null) {
+                notes.add(v.failureMessage());
+                continue;
+            }
+            members.addAll(v.memberPools());
+            usable = saturatedAdd(usable, v.usable());
+            allocated += v.allocated();
+            elsewhere += v.reservedElsewhere();
+            stale.addAll(v.stale());
+            inconsistencies.addAll(v.inconsistencies());
+        }
+        if (members.isEmpty()) {
+            return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "NodeSlicePool "
+                    + sliceName + " assigns no usable slice to any node");
+        }
+        return new RangeView(members, sliceName + " (" + members.size() + " node slices)", null, null,
+                range.canonical(), members.size() + " slices of /" + ipam.nodeSliceSize(), usable, allocated,
+                elsewhere, null, stale, inconsistencies, notes, null, null);
+    }
+
+    private RangeView counted(IpamConfig ipam, String poolName, String node, String range, UsableAddresses usable) {
+        PoolChoice choice = pool(poolName);
+        DecodedPool pool = choice.pool();
+        List<String> notes = new ArrayList<>(usable.notes());
+        if (choice.note() != null) {
+            notes.add(choice.note());
+        }
+        if (pool != null && pool.error() != null) {
+            return RangeView.failed(poolName, range, PoolReason.POOL_INVALID, pool.error());
+        }
+        List<IPAddress> allocatedAddresses = new ArrayList<>();
+        Set<String> inPool = new HashSet<>();
+        if (pool != null) {
+            for (DecodedPool.Allocation a : pool.allocations()) {
+                if (a.address() != null) {
+                    allocatedAddresses.add(a.address());
+                    inPool.add(AddressText.format(a.address()));
+                }
+            }
+        }
+        long allocated = usable.countContained(allocatedAddresses);
+        long elsewhere = 0;
+        if (ipam.overlappingRanges()) {
+            List<IPAddress> others = new ArrayList<>();
+            for (IPAddress ip : reservedAddresses(ipam.networkName())) {
+                if (!inPool.contains(AddressText.format(ip))) {
+                    others.add(ip);
+                }
+            }
+            elsewhere = usable.countContained(others);
+        }
+        long usableCount = usable.count().compareTo(LONG_MAX) >= 0 ? Long.MAX_VALUE : usable.count().longValue();
+        return new RangeView(List.of(poolName), poolName, pool == null ? null : pool.namespace(), node, range,
+                usable.span(), usableCount, allocated, elsewhere, pool,
+                pool == null ? List.of() : pool.stale(snapshot.livePods()),
+                pool == null ? List.of() : pool.inconsistencies(), notes, null, null);
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.railyard.scheduler.protocol;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The port both protocol adapters call: Railyard's placement decisions in protocol-neutral terms
+ * (Filter, Score, gang enqueue and readiness, tentative allocations, bind hints).
+ *
+ * <p>Contract for implementations:
+ * <ul>
+ *   <li>Thread-safe: the server calls it from many request threads at once (Volcano sends up to 16 predicate
+ *       calls concurrently).</li>
+ *   <li>Never blocks scheduling for want of knowledge: an unknown node, a node without topology, a cold cache
+ *       all give the neutral answer (pass, neutral score, abstain, ready) marked {@code neutral}.</li>
+ *   <li>Never throws for a node or pod it does not know. A runtime exception is a bug; the adapters turn it
+ *       into an HTTP 500 and count it.</li>
+ *   <li>Fast: Volcano's default extender timeout is 1 s per call (wire-formats §1.1).</li>
+ * </ul>
+ */
+public interface PlacementDecisions {
+
+    /**
+     * Filter: judges each candidate node for the pod.
+     *
+     * @param pod       the pod to place
+     * @param nodeNames candidate nodes, in the scheduler's order; may be empty
+     * @return one verdict per input node, in the input order
+     */
+    List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames);
+
+    /**
+     * Score: ranks the candidate nodes for the pod on a 0..100 scale (higher is better).
+     *
+     * @return one score per input node, in the input order
+     */
+    List<NodeScore> score(ExtenderPod pod, List<String> nodeNames);
+
+    /** Gang admission (Volcano jobEnqueueable): may the whole gang be enqueued now. */
+    GangVerdict enqueueable(GangJob job);
+
+    /** Gang readiness (Volcano jobReady): may the session commit the gang's tentative allocations. */
+    GangReadiness jobReady(GangJob job);
+
+    /**
+     * A tentative allocation happened in the scheduler's session (Volcano allocateFunc): the pod was
+     * allocated or pipelined to {@code nodeName}. Later members of the same gang must see it.
+     *
+     * @return accept, or veto to make the scheduler roll the allocation back
+     */
+    AllocationVerdict allocated(ExtenderPod pod, String nodeName);
+
+    /** A tentative allocation was undone (Volcano deallocateFunc: discard, rollback, eviction). */
+    void deallocated(ExtenderPod pod, String nodeName);
+
+    /**
+     * Annotations to put on the pod's Binding when it is bound to {@code nodeName} (binding hints such as
+     * the GPU–HCA pairing and rail addresses).
+     *
+     * @return annotation key to value; empty when Railyard has nothing to add
+     */
+    Map<String, String> bindHints(PodRef pod, String nodeName);
+}

@@ -1,0 +1,234 @@
+package dev.railyard.scheduler.protocol;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Reads a core/v1 Pod (Kubernetes camelCase JSON, as both Volcano's {@code TaskInfo.Pod} and kube-scheduler's
+ * {@code ExtenderArgs.Pod} embed it) and keeps only {@code metadata.{name,namespace,uid,labels,annotations}},
+ * {@code spec.schedulerName}, container and init-container {@code resources.requests} with their
+ * {@code restartPolicy}, and {@code spec.overhead}. Everything else, {@code managedFields} and {@code status}
+ * included, is skipped without being built.
+ */
+public final class PodJson {
+
+    /**
+     * What a pod contributes to an {@link ExtenderPod}.
+     *
+     * @param namespace     {@code metadata.namespace}, null when absent
+     * @param name          {@code metadata.name}, null when absent
+     * @param uid           {@code metadata.uid}, null when absent
+     * @param labels        {@code metadata.labels}
+     * @param annotations   {@code metadata.annotations}
+     * @param schedulerName {@code spec.schedulerName}, null when absent
+     * @param requests      effective requests (see {@link ResourceRequests})
+     */
+    public record Fields(String namespace, String name, String uid, Map<String, String> labels,
+                         Map<String, String> annotations, String schedulerName, ResourceRequests requests) {
+
+        /**
+         * Builds the pod, falling back to the given identity for whatever the Pod's metadata lacks.
+         *
+         * @throws WireFormatException when neither the Pod nor the fallback names the pod's namespace and name
+         */
+        public ExtenderPod toExtenderPod(String verb, String path, String fallbackNamespace, String fallbackName,
+                                         String fallbackUid, VolcanoTask task) throws WireFormatException {
+            String ns = firstNonBlank(namespace, fallbackNamespace);
+            String n = firstNonBlank(name, fallbackName);
+            if (ns == null || n == null) {
+                throw WireJson.missing(verb, path + " has no metadata.namespace and metadata.name");
+            }
+            String u = firstNonBlank(uid, fallbackUid);
+            return new ExtenderPod(new PodRef(ns, n, u), labels, annotations, schedulerName, requests,
+                    GangRef.of(ns, labels, annotations), task);
+        }
+    }
+
+    private PodJson() {
+    }
+
+    /**
+     * Reads the Pod object the parser is on (its START_OBJECT); leaves the parser on its END_OBJECT.
+     *
+     * @param verb for error messages, e.g. {@code "volcano predicate"}
+     * @param path key path of the Pod in the request, e.g. {@code "task.Pod"}
+     * @throws WireFormatException on wrong types or a quantity that is not a Kubernetes quantity
+     */
+    public static Fields read(JsonParser p, String verb, String path) throws IOException, WireFormatException {
+        WireJson.object(p, verb, path);
+        String ns = null, name = null, uid = null, schedulerName = null;
+        Map<String, String> labels = Map.of(), annotations = Map.of();
+        Requests requests = new Requests();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            p.nextToken();
+            if ("metadata".equals(key)) {
+                if (p.currentToken() == JsonToken.VALUE_NULL) {
+                    continue;
+                }
+                WireJson.object(p, verb, path + ".metadata");
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String mk = p.currentName();
+                    p.nextToken();
+                    switch (mk) {
+                        case "name" -> name = WireJson.string(p, verb, path + ".metadata.name");
+                        case "namespace" -> ns = WireJson.string(p, verb, path + ".metadata.namespace");
+                        case "uid" -> uid = WireJson.string(p, verb, path + ".metadata.uid");
+                        case "labels" -> labels = WireJson.stringMap(p, verb, path + ".metadata.labels");
+                        case "annotations" -> annotations = WireJson.stringMap(p, verb, path + ".metadata.annotations");
+                        default -> WireJson.skip(p);
+                    }
+                }
+            } else if ("spec".equals(key)) {
+                if (p.currentToken() == JsonToken.VALUE_NULL) {
+                    continue;
+                }
+                WireJson.object(p, verb, path + ".spec");
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String sk = p.currentName();
+                    p.nextToken();
+                    switch (sk) {
+                        case "schedulerName" -> schedulerName = WireJson.string(p, verb, path + ".spec.schedulerName");
+                        case "containers" -> readContainers(p, verb, path + ".spec.containers", requests, false);
+                        case "initContainers" -> readContainers(p, verb, path + ".spec.initContainers", requests, true);
+                        case "overhead" -> requests.overhead = quantities(p, verb, path + ".spec.overhead");
+                        default -> WireJson.skip(p);
+                    }
+                }
+            } else {
+                WireJson.skip(p);
+            }
+        }
+        return new Fields(ns, name, uid, labels, annotations, schedulerName, requests.effective());
+    }
+
+    private static void readContainers(JsonParser p, String verb, String path, Requests requests, boolean init)
+            throws IOException, WireFormatException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return;
+        }
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            throw WireJson.wrongType(p, verb, path, "an array");
+        }
+        int i = 0;
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            String cpath = path + "[" + i++ + "]";
+            WireJson.object(p, verb, cpath);
+            Map<String, BigDecimal> req = Map.of();
+            boolean restartable = false;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String ck = p.currentName();
+                p.nextToken();
+                if ("resources".equals(ck)) {
+                    if (p.currentToken() == JsonToken.VALUE_NULL) {
+                        continue;
+                    }
+                    WireJson.object(p, verb, cpath + ".resources");
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String rk = p.currentName();
+                        p.nextToken();
+                        if ("requests".equals(rk)) {
+                            req = quantities(p, verb, cpath + ".resources.requests");
+                        } else {
+                            WireJson.skip(p);
+                        }
+                    }
+                } else if ("restartPolicy".equals(ck)) {
+                    restartable = "Always".equals(WireJson.string(p, verb, cpath + ".restartPolicy"));
+                } else {
+                    WireJson.skip(p);
+                }
+            }
+            if (!init) {
+                Requests.add(requests.containers, req);
+            } else {
+                requests.initContainer(req, restartable);
+            }
+        }
+    }
+
+    private static Map<String, BigDecimal> quantities(JsonParser p, String verb, String path)
+            throws IOException, WireFormatException {
+        Map<String, String> raw = WireJson.stringMap(p, verb, path);
+        Map<String, BigDecimal> out = new HashMap<>(raw.size() * 2);
+        for (var e : raw.entrySet()) {
+            out.put(e.getKey(), parseQuantity(e.getValue(), verb, path + "." + e.getKey()));
+        }
+        return out;
+    }
+
+    /**
+     * Parses a Kubernetes quantity ({@code "500m"}, {@code "960Gi"}, {@code "8"}) into its base-unit amount,
+     * using fabric8's {@link Quantity}.
+     *
+     * @throws WireFormatException when the text is not a quantity
+     */
+    public static BigDecimal parseQuantity(String text, String verb, String path) throws WireFormatException {
+        try {
+            BigDecimal v = Quantity.getAmountInBytes(new Quantity(text));
+            if (v.signum() < 0) {
+                throw new IllegalArgumentException("negative");
+            }
+            return v.stripTrailingZeros();
+        } catch (RuntimeException e) {
+            throw new WireFormatException(WireFormatException.Kind.WRONG_TYPE,
+                    verb + ": " + path + " is not a Kubernetes quantity: \"" + abbreviate(text) + "\"");
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+    }
+
+    private static String firstNonBlank(String a, String b) {
+        if (a != null && !a.isBlank()) {
+            return a;
+        }
+        return b != null && !b.isBlank() ? b : null;
+    }
+
+    /** Kubernetes' effective-request arithmetic (k8s.io/component-helpers resource.PodRequests). */
+    private static final class Requests {
+        final Map<String, BigDecimal> containers = new HashMap<>();
+        final Map<String, BigDecimal> restartableInit = new HashMap<>();
+        final Map<String, BigDecimal> initMax = new HashMap<>();
+        Map<String, BigDecimal> overhead = Map.of();
+
+        static void add(Map<String, BigDecimal> into, Map<String, BigDecimal> req) {
+            req.forEach((k, v) -> into.merge(k, v, BigDecimal::add));
+        }
+
+        static void max(Map<String, BigDecimal> into, Map<String, BigDecimal> req) {
+            req.forEach((k, v) -> into.merge(k, v, BigDecimal::max));
+        }
+
+        void initContainer(Map<String, BigDecimal> req, boolean restartable) {
+            if (restartable) {
+                // a sidecar runs alongside the app containers and every later init container
+                add(containers, req);
+                add(restartableInit, req);
+                max(initMax, restartableInit);
+            } else {
+                Map<String, BigDecimal> during = new HashMap<>(restartableInit);
+                add(during, req);
+                max(initMax, during);
+            }
+        }
+
+        ResourceRequests effective() {
+            if (containers.isEmpty() && initMax.isEmpty() && overhead.isEmpty()) {
+                return ResourceRequests.NONE;
+            }
+            Map<String, BigDecimal> out = new HashMap<>(containers);
+            max(out, initMax);
+            add(out, overhead);
+            return new ResourceRequests(out);
+        }
+    }
+}

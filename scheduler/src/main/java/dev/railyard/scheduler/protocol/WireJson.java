@@ -1,0 +1,244 @@
+package dev.railyard.scheduler.protocol;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Streaming JSON for the extender wire formats, on Jackson's {@link JsonParser}: open a body, read the few
+ * scalars and string maps Railyard needs, skip everything else without building it, and turn every problem
+ * into a one-line {@link WireFormatException} that names the key path and the line/column.
+ *
+ * <p>Keys are matched case-sensitively, exactly as Go's {@code encoding/json} writes them (wire-formats
+ * appendix). Unknown keys are skipped: Volcano adds fields in almost every release.
+ *
+ * <p>Limits: nesting deeper than {@value #MAX_NESTING_DEPTH} is refused (Kubernetes objects inside Volcano's
+ * NodeInfo nest about 25 deep, managedFields included).
+ */
+public final class WireJson {
+    /** Deepest nesting accepted, in JSON objects/arrays. */
+    public static final int MAX_NESTING_DEPTH = 128;
+
+    private static final JsonFactory FACTORY = new JsonFactoryBuilder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
+            .build();
+    private static final Pattern SOURCE_LOCATION =
+            Pattern.compile("\\[Source: [^;\\]]*; line: (\\d+), column: (\\d+)]");
+    private static final int MAX_MESSAGE = 300;
+
+    private WireJson() {
+    }
+
+    /** The shared, thread-safe factory (also used to write replies). */
+    public static JsonFactory factory() {
+        return FACTORY;
+    }
+
+    /**
+     * Opens a parser on a whole request body and moves to its first token, which must start an object.
+     *
+     * @param verb used in error messages, e.g. {@code "volcano predicate"}
+     * @throws WireFormatException on a 0-byte or whitespace-only body, on malformed JSON, or when the top-level
+     *                             value is not an object
+     */
+    public static JsonParser openObject(byte[] body, String verb) throws WireFormatException {
+        if (body.length == 0) {
+            throw new WireFormatException(WireFormatException.Kind.EMPTY_BODY,
+                    verb + ": empty request body, expected a JSON object");
+        }
+        try {
+            JsonParser p = FACTORY.createParser(body);
+            JsonToken t = p.nextToken();
+            if (t == null) {
+                throw new WireFormatException(WireFormatException.Kind.EMPTY_BODY,
+                        verb + ": request body holds no JSON value, expected a JSON object");
+            }
+            if (t != JsonToken.START_OBJECT) {
+                throw wrongType(p, verb, "request body", "an object");
+            }
+            return p;
+        } catch (IOException e) {
+            throw translate(e, verb);
+        }
+    }
+
+    /**
+     * Checks that nothing but whitespace follows the top-level object (the parser must be on its END_OBJECT).
+     */
+    public static void expectEnd(JsonParser p, String verb) throws IOException, WireFormatException {
+        JsonToken t = p.nextToken();
+        if (t != null) {
+            throw new WireFormatException(WireFormatException.Kind.MALFORMED_JSON,
+                    verb + ": unexpected " + describe(t) + " after the request object at " + at(p));
+        }
+    }
+
+    /**
+     * Converts a Jackson failure into a one-line {@link WireFormatException}: nesting limit → {@code TOO_DEEP},
+     * anything else → {@code MALFORMED_JSON}. A non-Jackson I/O error cannot happen on a byte array and is
+     * rethrown unchecked.
+     */
+    public static WireFormatException translate(IOException e, String verb) {
+        if (e instanceof StreamConstraintsException sce) {
+            String where = sce.getLocation() == null ? "" : " at " + at(sce.getLocation());
+            return new WireFormatException(WireFormatException.Kind.TOO_DEEP,
+                    verb + ": JSON nested deeper than " + MAX_NESTING_DEPTH + " levels" + where);
+        }
+        if (e instanceof JsonProcessingException jpe) {
+            String msg = oneLine(jpe.getOriginalMessage());
+            String where = jpe.getLocation() == null ? "" : " at " + at(jpe.getLocation());
+            return new WireFormatException(WireFormatException.Kind.MALFORMED_JSON,
+                    verb + ": malformed JSON" + where + ": " + msg);
+        }
+        throw new UncheckedIOException(e);
+    }
+
+    /** Reads the current value as a string; JSON null gives null. */
+    public static String string(JsonParser p, String verb, String path) throws IOException, WireFormatException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_STRING) {
+            return p.getText();
+        }
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        throw wrongType(p, verb, path, "a string");
+    }
+
+    /**
+     * Reads the current value as an int; accepts integral floats ({@code 3.0}) since Go prints float64
+     * fields without a fraction only when whole. JSON null gives {@code ifNull}.
+     */
+    public static int integer(JsonParser p, String verb, String path, int ifNull) throws IOException, WireFormatException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NULL) {
+            return ifNull;
+        }
+        if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT) {
+            return p.getIntValue();
+        }
+        if (t == JsonToken.VALUE_NUMBER_FLOAT || t == JsonToken.VALUE_NUMBER_INT) {
+            double d = p.getDoubleValue();
+            if (d == Math.rint(d) && d >= Integer.MIN_VALUE && d <= Integer.MAX_VALUE) {
+                return (int) d;
+            }
+            throw wrongType(p, verb, path, "a whole number in int range");
+        }
+        throw wrongType(p, verb, path, "a number");
+    }
+
+    /**
+     * Reads the current value as an object of string values ({@code metadata.labels}); null gives an empty map.
+     */
+    public static Map<String, String> stringMap(JsonParser p, String verb, String path)
+            throws IOException, WireFormatException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NULL) {
+            return Map.of();
+        }
+        if (t != JsonToken.START_OBJECT) {
+            throw wrongType(p, verb, path, "an object of strings");
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            JsonToken v = p.nextToken();
+            if (v != JsonToken.VALUE_STRING) {
+                throw wrongType(p, verb, path + "." + key, "a string");
+            }
+            out.put(key, p.getText());
+        }
+        return out;
+    }
+
+    /** Requires the current token to start an object (null is not allowed). */
+    public static void object(JsonParser p, String verb, String path) throws WireFormatException {
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            throw wrongType(p, verb, path, "an object");
+        }
+    }
+
+    /** Skips the current value: a whole object or array without building it; a scalar needs nothing. */
+    public static void skip(JsonParser p) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+            p.skipChildren();
+        }
+    }
+
+    /** A {@code WRONG_TYPE} error naming the path, what was expected, what was found and where. */
+    public static WireFormatException wrongType(JsonParser p, String verb, String path, String expected) {
+        return new WireFormatException(WireFormatException.Kind.WRONG_TYPE,
+                verb + ": " + path + " must be " + expected + ", got " + describe(p.currentToken()) + " at " + at(p));
+    }
+
+    /** A {@code MISSING_FIELD} error. */
+    public static WireFormatException missing(String verb, String what) {
+        return new WireFormatException(WireFormatException.Kind.MISSING_FIELD, verb + ": " + what);
+    }
+
+    /** "line L, column C" of the current token. */
+    public static String at(JsonParser p) {
+        return at(p.currentTokenLocation());
+    }
+
+    private static String at(JsonLocation loc) {
+        return "line " + loc.getLineNr() + ", column " + loc.getColumnNr();
+    }
+
+    private static String describe(JsonToken t) {
+        if (t == null) {
+            return "end of input";
+        }
+        return switch (t) {
+            case START_OBJECT -> "an object";
+            case START_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> t.asString() == null ? t.name() : "'" + t.asString() + "'";
+        };
+    }
+
+    private static String oneLine(String s) {
+        if (s == null) {
+            return "unreadable JSON";
+        }
+        String r = SOURCE_LOCATION.matcher(s).replaceAll("line $1, column $2");
+        r = r.replaceAll("\\s+", " ").trim();
+        return r.length() > MAX_MESSAGE ? r.substring(0, MAX_MESSAGE) + "..." : r;
+    }
+
+    /** Writes a JSON reply with a generator and returns its bytes. */
+    public static byte[] write(JsonWriter writer) {
+        try (ByteArrayBuilder out = new ByteArrayBuilder(512);
+             JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+            writer.write(g);
+            g.flush();
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes one reply body. */
+    @FunctionalInterface
+    public interface JsonWriter {
+        void write(JsonGenerator g) throws IOException;
+    }
+}

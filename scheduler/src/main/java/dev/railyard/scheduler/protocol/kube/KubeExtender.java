@@ -1,0 +1,206 @@
+package dev.railyard.scheduler.protocol.kube;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.railyard.scheduler.protocol.DecisionMetrics;
+import dev.railyard.scheduler.protocol.NodeScore;
+import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.protocol.PlacementDecisions;
+import dev.railyard.scheduler.protocol.PortAnswers;
+import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.WireJson;
+import dev.railyard.scheduler.protocol.WireReply;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * kube-scheduler extender v1 adapter (kubernetes/kube-scheduler extender/v1/types.go; client
+ * kubernetes/kubernetes pkg/scheduler/extender.go; wire-formats §2). The server mounts the verbs under
+ * {@value #PREFIX}, so a {@code KubeSchedulerConfiguration} extender has {@code urlPrefix:
+ * http://<service>:<port>/kube}, {@code filterVerb: filter}, {@code prioritizeVerb: prioritize},
+ * {@code bindVerb: bind}, and works with {@code nodeCacheCapable} true or false.
+ *
+ * <ul>
+ *   <li>{@code filter}: ExtenderArgs → ExtenderFilterResult
+ *       {@code {"Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error"}}. In cache mode the
+ *       passing nodes go under {@code NodeNames} (never null, since a reply with neither list filters every
+ *       node out); otherwise under {@code Nodes.items}, each echoed byte for byte from the request.
+ *       Unschedulable nodes go to {@code FailedNodes}, unresolvable ones to {@code FailedAndUnresolvableNodes}.</li>
+ *   <li>{@code prioritize}: ExtenderArgs → HostPriorityList {@code [{"Host", "Score"}]}, Score 0..10
+ *       ({@code MaxExtenderPriority}); kube-scheduler multiplies it by the extender's weight and by 10.
+ *       Railyard's 0..100 score is divided by 10, rounding half up.</li>
+ *   <li>{@code bind}: ExtenderBindingArgs → ExtenderBindingResult {@code {"Error"}}: asks the port for bind
+ *       hints and has the {@link Binder} create the Binding with them.</li>
+ * </ul>
+ * Thread-safe.
+ */
+public final class KubeExtender {
+    /** URL path prefix the server mounts these verbs under. */
+    public static final String PREFIX = "/kube/";
+    /** Protocol tag in metrics. */
+    public static final String PROTOCOL = "kube";
+    /** kube-scheduler's MaxExtenderPriority. */
+    public static final int MAX_EXTENDER_PRIORITY = 10;
+
+    private static final Logger LOG = LoggerFactory.getLogger(KubeExtender.class);
+
+    private final PlacementDecisions decisions;
+    private final Binder binder;
+    private final int neutralScore;
+    private final DecisionMetrics metrics;
+
+    /**
+     * @param neutralScore 0..100 score for a node the placement engine left out
+     */
+    public KubeExtender(PlacementDecisions decisions, Binder binder, int neutralScore, MeterRegistry registry) {
+        this.decisions = Objects.requireNonNull(decisions, "decisions");
+        this.binder = Objects.requireNonNull(binder, "binder");
+        if (neutralScore < 0 || neutralScore > NodeScore.MAX) {
+            throw new IllegalArgumentException("neutral score must be 0..100, got " + neutralScore);
+        }
+        this.neutralScore = neutralScore;
+        this.metrics = new DecisionMetrics(registry, PROTOCOL);
+    }
+
+    /** Verb name to handler, for mounting under {@link #PREFIX}. */
+    public Map<String, VerbHandler> verbs() {
+        Map<String, VerbHandler> v = new LinkedHashMap<>();
+        v.put("filter", this::filter);
+        v.put("prioritize", this::prioritize);
+        v.put("bind", this::bind);
+        return v;
+    }
+
+    /** filter: Filter over the candidate nodes. */
+    public WireReply filter(byte[] body) throws WireFormatException {
+        String verb = "kube filter";
+        var args = KubeRequestReader.readArgs(body, verb);
+        List<NodeVerdict> verdicts = PortAnswers.verdicts(args.nodeNames(),
+                decisions.filter(args.pod(), args.nodeNames()));
+        metrics.recordVerdicts("filter", verdicts);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("kube filter {} over {} nodes: {}", args.pod(), verdicts.size(), summarize(verdicts));
+        }
+        return WireReply.json(WireJson.write(g -> writeFilterResult(g, args, verdicts, body)));
+    }
+
+    private static void writeFilterResult(JsonGenerator g, KubeRequestReader.ExtenderArgs args,
+                                          List<NodeVerdict> verdicts, byte[] body) throws IOException {
+        g.writeStartObject();
+        if (args.cacheMode()) {
+            g.writeNullField("Nodes");
+            g.writeArrayFieldStart("NodeNames");
+            for (NodeVerdict v : verdicts) {
+                if (v.passes()) {
+                    g.writeString(v.node());
+                }
+            }
+            g.writeEndArray();
+        } else {
+            g.writeObjectFieldStart("Nodes");
+            g.writeObjectFieldStart("metadata");
+            g.writeEndObject();
+            g.writeArrayFieldStart("items");
+            for (int i = 0; i < verdicts.size(); i++) {
+                if (verdicts.get(i).passes()) {
+                    KubeRequestReader.RawNode raw = args.rawNodes().get(i);
+                    // the item is a complete JSON object from the request: write it through unchanged
+                    g.writeRawValue(new String(body, raw.start(), raw.end() - raw.start(),
+                            java.nio.charset.StandardCharsets.UTF_8));
+                }
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeNullField("NodeNames");
+        }
+        writeFailed(g, "FailedNodes", verdicts, NodeVerdict.Outcome.UNSCHEDULABLE);
+        writeFailed(g, "FailedAndUnresolvableNodes", verdicts, NodeVerdict.Outcome.UNRESOLVABLE);
+        g.writeStringField("Error", "");
+        g.writeEndObject();
+    }
+
+    private static void writeFailed(JsonGenerator g, String key, List<NodeVerdict> verdicts, NodeVerdict.Outcome o)
+            throws IOException {
+        g.writeObjectFieldStart(key);
+        for (NodeVerdict v : verdicts) {
+            if (v.outcome() == o) {
+                g.writeStringField(v.node(), v.reason());
+            }
+        }
+        g.writeEndObject();
+    }
+
+    /** prioritize: Score over the candidate nodes, on kube-scheduler's 0..10 scale. */
+    public WireReply prioritize(byte[] body) throws WireFormatException {
+        String verb = "kube prioritize";
+        var args = KubeRequestReader.readArgs(body, verb);
+        List<NodeScore> scores = PortAnswers.scores(args.nodeNames(),
+                decisions.score(args.pod(), args.nodeNames()), neutralScore);
+        metrics.recordScores("prioritize", scores);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("kube prioritize {} over {} nodes", args.pod(), scores.size());
+        }
+        return WireReply.json(WireJson.write(g -> {
+            g.writeStartArray();
+            for (NodeScore s : scores) {
+                g.writeStartObject();
+                g.writeStringField("Host", s.node());
+                g.writeNumberField("Score", toExtenderPriority(s.score()));
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        }));
+    }
+
+    /** Railyard's 0..100 score on kube-scheduler's 0..10 extender scale, rounding half up (55 → 6). */
+    public static int toExtenderPriority(int score) {
+        return (score + 5) / 10;
+    }
+
+    /** bind: create the Binding with Railyard's hints. */
+    public WireReply bind(byte[] body) throws WireFormatException {
+        String verb = "kube bind";
+        var args = KubeRequestReader.readBindArgs(body, verb);
+        Map<String, String> hints = decisions.bindHints(args.pod(), args.node());
+        String error = "";
+        try {
+            binder.bind(args.pod(), args.node(), hints == null ? Map.of() : hints);
+            metrics.record("bind", "bound", 1);
+            LOG.debug("kube bind {} to {} with {} hint annotations", args.pod(), args.node(),
+                    hints == null ? 0 : hints.size());
+        } catch (Binder.BindException e) {
+            error = e.getMessage() == null ? "bind failed" : e.getMessage().replaceAll("\\s+", " ");
+            metrics.record("bind", "failed", 1);
+            LOG.warn("kube bind {} to {} failed: {}", args.pod(), args.node(), error);
+        }
+        String message = error;
+        return WireReply.json(WireJson.write(g -> {
+            g.writeStartObject();
+            g.writeStringField("Error", message);
+            g.writeEndObject();
+        }));
+    }
+
+    private static String summarize(List<NodeVerdict> verdicts) {
+        int pass = 0, neutral = 0, unsched = 0, unres = 0;
+        for (NodeVerdict v : verdicts) {
+            if (v.neutral()) {
+                neutral++;
+            } else if (v.outcome() == NodeVerdict.Outcome.PASS) {
+                pass++;
+            } else if (v.outcome() == NodeVerdict.Outcome.UNSCHEDULABLE) {
+                unsched++;
+            } else {
+                unres++;
+            }
+        }
+        return pass + " pass, " + neutral + " pass neutrally, " + unsched + " unschedulable, " + unres + " unresolvable";
+    }
+}

@@ -1,0 +1,198 @@
+package dev.railyard.scheduler.protocol.kube;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.protocol.PodJson;
+import dev.railyard.scheduler.protocol.PodRef;
+import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.WireJson;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Streaming readers for kube-scheduler extender v1 requests (kubernetes/kube-scheduler extender/v1/types.go:
+ * no json tags, so keys are the Go field names; wire-formats §2.1).
+ *
+ * <p>ExtenderArgs {@code {"Pod": v1.Pod, "Nodes": v1.NodeList|null, "NodeNames": [string]|null}}: with
+ * {@code nodeCacheCapable} the scheduler sends {@code NodeNames}, otherwise a full {@code Nodes} list. For a
+ * full list only each item's {@code metadata.name} is read, and the byte range of each item is kept so the
+ * filter reply can echo the passing nodes unchanged (kube-scheduler takes the reply's {@code Nodes.items} as
+ * the filtered nodes: pkg/scheduler/extender.go {@code Filter}).
+ */
+final class KubeRequestReader {
+
+    /** One node of a full {@code Nodes.items} list: its name and where its JSON object sits in the body. */
+    record RawNode(String name, int start, int end) {
+    }
+
+    /**
+     * A parsed ExtenderArgs.
+     *
+     * @param pod        the pod
+     * @param nodeNames  candidate node names in request order
+     * @param cacheMode  true when the request carried {@code NodeNames} (nodeCacheCapable)
+     * @param rawNodes   with a full {@code Nodes} list: one entry per item, else empty
+     */
+    record ExtenderArgs(ExtenderPod pod, List<String> nodeNames, boolean cacheMode, List<RawNode> rawNodes) {
+    }
+
+    private KubeRequestReader() {
+    }
+
+    static ExtenderArgs readArgs(byte[] body, String verb) throws WireFormatException {
+        JsonParser p = WireJson.openObject(body, verb);
+        try (p) {
+            ExtenderPod pod = null;
+            List<String> names = null;
+            List<RawNode> raw = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String key = p.currentName();
+                p.nextToken();
+                switch (key) {
+                    case "Pod" -> {
+                        if (p.currentToken() != JsonToken.VALUE_NULL) {
+                            pod = PodJson.read(p, verb, "Pod").toExtenderPod(verb, "Pod", null, null, null, null);
+                        }
+                    }
+                    case "NodeNames" -> names = readNames(p, verb);
+                    case "Nodes" -> raw = readNodeList(p, verb);
+                    default -> WireJson.skip(p);
+                }
+            }
+            WireJson.expectEnd(p, verb);
+            if (pod == null) {
+                throw WireJson.missing(verb, "request has no \"Pod\" (or it is null)");
+            }
+            if (names != null) {
+                return new ExtenderArgs(pod, names, true, List.of());
+            }
+            if (raw != null) {
+                List<String> fromItems = new ArrayList<>(raw.size());
+                for (RawNode n : raw) {
+                    fromItems.add(n.name());
+                }
+                return new ExtenderArgs(pod, fromItems, false, raw);
+            }
+            throw WireJson.missing(verb, "request has neither \"NodeNames\" nor \"Nodes\"");
+        } catch (IOException e) {
+            throw WireJson.translate(e, verb);
+        }
+    }
+
+    private static List<String> readNames(JsonParser p, String verb) throws IOException, WireFormatException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            throw WireJson.wrongType(p, verb, "NodeNames", "an array of strings");
+        }
+        List<String> out = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() != JsonToken.VALUE_STRING) {
+                throw WireJson.wrongType(p, verb, "NodeNames[" + out.size() + "]", "a string");
+            }
+            String n = p.getText();
+            if (n.isEmpty()) {
+                throw WireJson.missing(verb, "NodeNames[" + out.size() + "] is an empty node name");
+            }
+            out.add(n);
+        }
+        return out;
+    }
+
+    private static List<RawNode> readNodeList(JsonParser p, String verb) throws IOException, WireFormatException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        WireJson.object(p, verb, "Nodes");
+        List<RawNode> out = new ArrayList<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            p.nextToken();
+            if (!"items".equals(key)) {
+                WireJson.skip(p);
+                continue;
+            }
+            if (p.currentToken() == JsonToken.VALUE_NULL) {
+                continue;
+            }
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                throw WireJson.wrongType(p, verb, "Nodes.items", "an array of Node objects");
+            }
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                String path = "Nodes.items[" + out.size() + "]";
+                WireJson.object(p, verb, path);
+                long start = p.currentTokenLocation().getByteOffset();
+                String name = readMetadataName(p, verb, path);
+                long end = p.currentLocation().getByteOffset();
+                if (name == null || name.isEmpty()) {
+                    throw WireJson.missing(verb, path + " has no metadata.name");
+                }
+                out.add(new RawNode(name, Math.toIntExact(start), Math.toIntExact(end)));
+            }
+        }
+        return out;
+    }
+
+    private static String readMetadataName(JsonParser p, String verb, String path)
+            throws IOException, WireFormatException {
+        String name = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            p.nextToken();
+            if ("metadata".equals(key) && p.currentToken() == JsonToken.START_OBJECT) {
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String mk = p.currentName();
+                    p.nextToken();
+                    if ("name".equals(mk)) {
+                        name = WireJson.string(p, verb, path + ".metadata.name");
+                    } else {
+                        WireJson.skip(p);
+                    }
+                }
+            } else {
+                WireJson.skip(p);
+            }
+        }
+        return name;
+    }
+
+    /** Reads ExtenderBindingArgs {@code {"PodName","PodNamespace","PodUID","Node"}}. */
+    static BindArgs readBindArgs(byte[] body, String verb) throws WireFormatException {
+        JsonParser p = WireJson.openObject(body, verb);
+        try (p) {
+            String name = null, ns = null, uid = null, node = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String key = p.currentName();
+                p.nextToken();
+                switch (key) {
+                    case "PodName" -> name = WireJson.string(p, verb, "PodName");
+                    case "PodNamespace" -> ns = WireJson.string(p, verb, "PodNamespace");
+                    case "PodUID" -> uid = WireJson.string(p, verb, "PodUID");
+                    case "Node" -> node = WireJson.string(p, verb, "Node");
+                    default -> WireJson.skip(p);
+                }
+            }
+            WireJson.expectEnd(p, verb);
+            if (name == null || name.isEmpty()) {
+                throw WireJson.missing(verb, "request has no PodName");
+            }
+            if (ns == null || ns.isEmpty()) {
+                throw WireJson.missing(verb, "request has no PodNamespace");
+            }
+            if (node == null || node.isEmpty()) {
+                throw WireJson.missing(verb, "request has no Node");
+            }
+            return new BindArgs(new PodRef(ns, name, uid), node);
+        } catch (IOException e) {
+            throw WireJson.translate(e, verb);
+        }
+    }
+
+    /** A parsed ExtenderBindingArgs. */
+    record BindArgs(PodRef pod, String node) {
+    }
+}

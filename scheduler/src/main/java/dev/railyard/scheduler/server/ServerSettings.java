@@ -1,0 +1,27 @@
+package dev.railyard.scheduler.server;
+
+import java.net.InetSocketAddress;
+import java.util.Objects;
+
+/**
+ * Where and how the service listens.
+ *
+ * @param address         bind address and port (port 0 picks a free port)
+ * @param maxRequestBytes largest request body accepted, in bytes; a larger one gets 413 before it is read
+ *                        (verbs answered without reading their body, such as Volcano onSessionOpen, are exempt)
+ * @param tls             TLS material, or null for plain HTTP
+ */
+public record ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls) {
+    /** Default request-size limit: 64 MiB (a Volcano prioritize over 100 GPU nodes is about 20 MB). */
+    public static final long DEFAULT_MAX_REQUEST_BYTES = 64L << 20;
+    /** Largest limit that can be configured: a request is held in one byte array. */
+    public static final long MAX_CONFIGURABLE_BYTES = Integer.MAX_VALUE - 16;
+
+    public ServerSettings {
+        Objects.requireNonNull(address, "address");
+        if (maxRequestBytes < 1 || maxRequestBytes > MAX_CONFIGURABLE_BYTES) {
+            throw new IllegalArgumentException("request-size limit must be 1.." + MAX_CONFIGURABLE_BYTES
+                    + " bytes, got " + maxRequestBytes);
+        }
+    }
+}

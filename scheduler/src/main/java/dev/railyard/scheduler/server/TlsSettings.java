@@ -1,0 +1,138 @@
+package dev.railyard.scheduler.server;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Server TLS material: either a PKCS#12 keystore, or a PEM certificate chain plus a PEM PKCS#8 private key
+ * (what cert-manager and {@code kubectl create secret tls} produce as {@code tls.crt} / {@code tls.key}).
+ * Volcano's client verifies against the system roots only (wire-formats §1.2); kube-scheduler's
+ * {@code tlsConfig} can carry a CA.
+ */
+public sealed interface TlsSettings {
+
+    /** Builds the server's SSL context. @throws TlsException with a one-line reason naming the file */
+    SSLContext sslContext() throws TlsException;
+
+    /**
+     * A PKCS#12 keystore holding one private key entry and its chain.
+     *
+     * @param keystore file path
+     * @param password keystore (and key) password; empty for none
+     */
+    record Pkcs12(Path keystore, char[] password) implements TlsSettings {
+        public Pkcs12 {
+            Objects.requireNonNull(keystore, "keystore");
+            password = password == null ? new char[0] : password.clone();
+        }
+
+        @Override
+        public SSLContext sslContext() throws TlsException {
+            try (InputStream in = Files.newInputStream(keystore)) {
+                KeyStore ks = KeyStore.getInstance("PKCS12");
+                ks.load(in, password);
+                return context(ks, password);
+            } catch (IOException | GeneralSecurityException e) {
+                throw new TlsException("cannot load PKCS#12 keystore " + keystore + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * PEM files.
+     *
+     * @param certificateChain PEM certificates, leaf first
+     * @param privateKey       PEM {@code PRIVATE KEY} (PKCS#8, unencrypted; RSA or EC)
+     */
+    record Pem(Path certificateChain, Path privateKey) implements TlsSettings {
+        private static final Pattern PKCS8 = Pattern.compile(
+                "-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
+
+        public Pem {
+            Objects.requireNonNull(certificateChain, "certificateChain");
+            Objects.requireNonNull(privateKey, "privateKey");
+        }
+
+        @Override
+        public SSLContext sslContext() throws TlsException {
+            Certificate[] chain;
+            try (InputStream in = Files.newInputStream(certificateChain)) {
+                Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
+                if (certs.isEmpty()) {
+                    throw new TlsException("no PEM certificate in " + certificateChain);
+                }
+                chain = certs.toArray(new Certificate[0]);
+            } catch (IOException | GeneralSecurityException e) {
+                throw new TlsException("cannot read certificate chain " + certificateChain + ": " + e.getMessage());
+            }
+            PrivateKey key = readKey();
+            try {
+                KeyStore ks = KeyStore.getInstance("PKCS12");
+                ks.load(null, null);
+                char[] none = new char[0];
+                ks.setKeyEntry("railyard", key, none, chain);
+                return context(ks, none);
+            } catch (IOException | GeneralSecurityException e) {
+                throw new TlsException("private key " + privateKey + " does not match certificate "
+                        + certificateChain + ": " + e.getMessage());
+            }
+        }
+
+        private PrivateKey readKey() throws TlsException {
+            String text;
+            try {
+                text = Files.readString(privateKey, StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                throw new TlsException("cannot read private key " + privateKey + ": " + e.getMessage());
+            }
+            Matcher m = PKCS8.matcher(text);
+            if (!m.find()) {
+                String hint = text.contains("BEGIN RSA PRIVATE KEY") || text.contains("BEGIN EC PRIVATE KEY")
+                        ? " (it is PKCS#1/SEC1; convert with: openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8)"
+                        : text.contains("ENCRYPTED") ? " (encrypted keys are not supported)" : "";
+                throw new TlsException("no unencrypted PEM \"PRIVATE KEY\" (PKCS#8) in " + privateKey + hint);
+            }
+            byte[] der = Base64.getMimeDecoder().decode(m.group(1));
+            for (String alg : new String[]{"RSA", "EC", "Ed25519"}) {
+                try {
+                    return KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(der));
+                } catch (GeneralSecurityException ignored) {
+                    // try the next algorithm
+                }
+            }
+            throw new TlsException("private key in " + privateKey + " is not an RSA, EC or Ed25519 PKCS#8 key");
+        }
+    }
+
+    private static SSLContext context(KeyStore ks, char[] password) throws GeneralSecurityException {
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, password);
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(kmf.getKeyManagers(), null, null);
+        return ctx;
+    }
+
+    /** TLS material that cannot be used; the message is one line naming the file. */
+    final class TlsException extends Exception {
+        public TlsException(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

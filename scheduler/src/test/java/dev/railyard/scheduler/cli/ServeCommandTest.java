@@ -1,0 +1,107 @@
+package dev.railyard.scheduler.cli;
+
+import dev.railyard.scheduler.protocol.volcano.VolcanoReplyDialect;
+import dev.railyard.scheduler.server.TlsSettings;
+import dev.railyard.topology.InputException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ServeCommandTest {
+
+    static ServeCommand parse(String... args) {
+        ServeCommand cmd = new ServeCommand();
+        new CommandLine(cmd).parseArgs(args);
+        return cmd;
+    }
+
+    @Test
+    void defaultsWithoutFlagsOrFile() {
+        var r = parse().resolve();
+        assertThat(r.server().address().getPort()).isEqualTo(8888);
+        assertThat(r.server().address().getAddress().isAnyLocalAddress()).isTrue();
+        assertThat(r.server().maxRequestBytes()).isEqualTo(64L << 20);
+        assertThat(r.server().tls()).isNull();
+        assertThat(r.neutralScore()).isEqualTo(50);
+        assertThat(r.volcano().scoreWeight()).isEqualTo(1.0);
+        assertThat(r.volcano().dialect()).isEqualTo(VolcanoReplyDialect.V1_10);
+        assertThat(r.logLevel()).isEqualTo("info");
+    }
+
+    @Test
+    void fileValuesApplyAndFlagsWin(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("serve.yaml");
+        Files.writeString(cfg, """
+                server:
+                  address: 127.0.0.1
+                  port: 9443
+                  maxRequestSize: 32Mi
+                  tls:
+                    certFile: /etc/railyard/tls/tls.crt
+                    keyFile: /etc/railyard/tls/tls.key
+                placement:
+                  neutralScore: 40
+                volcano:
+                  scoreWeight: 2.5
+                  replyDialect: v1.8
+                logging:
+                  level: debug
+                """);
+        var r = parse("--config", cfg.toString(), "--port", "0", "--volcano-reply-dialect", "v1.7").resolve();
+        assertThat(r.server().address().getHostString()).isEqualTo("127.0.0.1");
+        assertThat(r.server().address().getPort()).isZero();                       // flag wins
+        assertThat(r.server().maxRequestBytes()).isEqualTo(32L << 20);             // 32Mi = 33554432 bytes
+        assertThat(r.server().tls()).isEqualTo(new TlsSettings.Pem(Path.of("/etc/railyard/tls/tls.crt"), Path.of("/etc/railyard/tls/tls.key")));
+        assertThat(r.neutralScore()).isEqualTo(40);
+        assertThat(r.volcano().neutralScore()).isEqualTo(40);
+        assertThat(r.volcano().scoreWeight()).isEqualTo(2.5);
+        assertThat(r.volcano().dialect()).isEqualTo(VolcanoReplyDialect.V1_6);    // flag v1.7 -> v1.6 shape
+        assertThat(r.logLevel()).isEqualTo("debug");
+    }
+
+    @Test
+    void unknownConfigKeyNamesFileLineAndKnownKeys(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("serve.yaml");
+        Files.writeString(cfg, "server:\n  port: 8888\n  prot: 9\n");
+        assertThatThrownBy(() -> parse("--config", cfg.toString()).resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage(cfg + ": unknown key \"server.prot\" (known here: address, maxRequestSize, port, tls)");
+    }
+
+    @Test
+    void badValuesAreOneLineErrors(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> parse("--neutral-score", "101").resolve())
+                .isInstanceOf(InputException.class).hasMessage("neutral score must be 0..100, got 101");
+        assertThatThrownBy(() -> parse("--volcano-reply-dialect", "v2.0").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessageStartingWith("unknown Volcano reply dialect \"v2.0\"");
+        assertThatThrownBy(() -> parse("--max-request-size", "huge").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage("max request size \"huge\" is not a byte count or quantity like 64Mi");
+        assertThatThrownBy(() -> parse("--tls-cert", "/x.crt").resolve())
+                .isInstanceOf(InputException.class).hasMessage("TLS: PEM needs both a certificate file and a key file");
+        assertThatThrownBy(() -> parse("--log-level", "loud").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage("log level must be one of error, warn, info, debug, trace; got \"loud\"");
+        Path cfg = dir.resolve("bad.yaml");
+        Files.writeString(cfg, "placement:\n  neutralScore: lots\n");
+        assertThatThrownBy(() -> parse("--config", cfg.toString()).resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessageStartingWith(cfg + ":2:17: bad value for \"placement.neutralScore\": ");
+        assertThatThrownBy(() -> parse("--config", dir.resolve("missing.yaml").toString()).resolve())
+                .isInstanceOf(InputException.class).hasMessage(dir.resolve("missing.yaml") + ": no such config file");
+    }
+
+    @Test
+    void sizesTakeBytesOrQuantities() {
+        assertThat(ServeCommand.parseSize("1048576", "")).isEqualTo(1L << 20);
+        assertThat(ServeCommand.parseSize("64Mi", "")).isEqualTo(64L << 20);
+        assertThat(ServeCommand.parseSize("100M", "")).isEqualTo(100_000_000L);
+    }
+}

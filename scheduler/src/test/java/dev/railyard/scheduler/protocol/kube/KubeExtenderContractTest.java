@@ -1,0 +1,151 @@
+package dev.railyard.scheduler.protocol.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.protocol.GangRef;
+import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.protocol.PodRef;
+import dev.railyard.scheduler.protocol.RecordingDecisions;
+import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.WireReply;
+import dev.railyard.scheduler.protocol.WireResources;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * kube-scheduler extender v1 verbs against bodies shaped like kube-scheduler's (src/test/resources/wire/kube,
+ * composed from kube-scheduler extender/v1/types.go: Go field-name keys, full Pod and Node objects).
+ */
+class KubeExtenderContractTest {
+    final RecordingDecisions port = new RecordingDecisions();
+    final List<String> binds = new ArrayList<>();
+    Binder binder = (pod, node, ann) -> binds.add(pod + " -> " + node + " " + ann);
+
+    KubeExtender extender() {
+        return new KubeExtender(port, (p, n, a) -> binder.bind(p, n, a), 50, new SimpleMeterRegistry());
+    }
+
+    static String text(WireReply r) {
+        assertThat(r.status()).isEqualTo(200);
+        return r.bodyText();
+    }
+
+    void wireFormatsExampleVerdicts() {
+        // wire-formats §2.1 composed filter exchange
+        port.verdict = (p, n) -> switch (n) {
+            case "gpu-a-018" -> NodeVerdict.unschedulable(n, "rail 3 IP pool exhausted");
+            case "gpu-b-003" -> NodeVerdict.unresolvable(n, "no RDMA NIC under GPU PCIe switch");
+            default -> NodeVerdict.pass(n);
+        };
+    }
+
+    @Test
+    void filterWithNodeCacheReturnsNodeNamesAndBothFailureMaps() throws Exception {
+        wireFormatsExampleVerdicts();
+        String reply = text(extender().filter(WireResources.load("kube/filter-nodenames.json")));
+
+        assertThat(reply).isEqualTo("{\"Nodes\":null,\"NodeNames\":[\"gpu-a-017\"],"
+                + "\"FailedNodes\":{\"gpu-a-018\":\"rail 3 IP pool exhausted\"},"
+                + "\"FailedAndUnresolvableNodes\":{\"gpu-b-003\":\"no RDMA NIC under GPU PCIe switch\"},\"Error\":\"\"}");
+        assertThat(port.nodeLists).containsExactly(List.of("gpu-a-017", "gpu-a-018", "gpu-b-003"));
+        ExtenderPod pod = port.pods.getFirst();
+        assertThat(pod.ref()).isEqualTo(new PodRef("ml", "bert-finetune-0", "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"));
+        assertThat(pod.gang()).isEqualTo(new GangRef("ml", "bert-finetune-pg", GangRef.Convention.COSCHEDULING));
+        assertThat(pod.volcanoTask()).isNull();
+        assertThat(pod.schedulerName()).isEqualTo("default-scheduler");
+        assertThat(pod.annotations()).containsEntry("railyard.dev/launch", "torchrun <rdzv> && echo done > /tmp/x");
+        // requests 48 cpu + overhead 250m; 4 GPUs; one device each of mlx5_2 and mlx5_3
+        assertThat(pod.requests().amount("cpu")).isEqualByComparingTo("48.25");
+        assertThat(pod.requests().gpus()).isEqualTo(4);
+        assertThat(pod.requests().hcaDevices()).isEqualTo(Map.of("nvidia.com/mlx5_2", 1L, "nvidia.com/mlx5_3", 1L));
+    }
+
+    @Test
+    void filterWithoutNodeCacheEchoesThePassingNodeObjectsUnchanged() throws Exception {
+        wireFormatsExampleVerdicts();
+        byte[] body = WireResources.load("kube/filter-nodes.json");
+        String reply = text(extender().filter(body));
+
+        ObjectMapper json = new ObjectMapper();
+        JsonNode in = json.readTree(body);
+        JsonNode out = json.readTree(reply);
+        assertThat(out.get("NodeNames").isNull()).isTrue();
+        assertThat(out.get("Nodes").get("items")).hasSize(1);
+        assertThat(out.get("Nodes").get("items").get(0)).isEqualTo(in.get("Nodes").get("items").get(0));
+        // byte for byte: the first item as it appears in the request, \u003c escapes and all
+        String requestText = new String(body, StandardCharsets.UTF_8);
+        int start = requestText.indexOf("{\"metadata\":{\"name\":\"gpu-a-017\"");
+        int end = requestText.indexOf(",{\"metadata\":{\"name\":\"gpu-a-018\"");
+        assertThat(reply).contains(requestText.substring(start, end));
+        assertThat(out.get("FailedNodes").get("gpu-a-018").asText()).isEqualTo("rail 3 IP pool exhausted");
+        assertThat(out.get("FailedAndUnresolvableNodes").get("gpu-b-003").asText()).isEqualTo("no RDMA NIC under GPU PCIe switch");
+        assertThat(out.get("Error").asText()).isEmpty();
+    }
+
+    @Test
+    void noNodePassingStillSendsAnEmptyNodeNamesList() throws Exception {
+        // a reply with neither NodeNames nor Nodes filters every node out in kube-scheduler, so send [] explicitly
+        port.verdict = (p, n) -> NodeVerdict.unresolvable(n, "no topology match");
+        String reply = text(extender().filter(WireResources.load("kube/filter-nodenames.json")));
+        assertThat(reply).startsWith("{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{},");
+    }
+
+    @Test
+    void prioritizeScalesToZeroToTen() throws Exception {
+        Map<String, Integer> scores = Map.of("gpu-a-017", 80, "gpu-a-018", 35, "gpu-b-003", 0);
+        port.score = (p, n) -> scores.get(n);
+        String expected = "[{\"Host\":\"gpu-a-017\",\"Score\":8},{\"Host\":\"gpu-a-018\",\"Score\":4},{\"Host\":\"gpu-b-003\",\"Score\":0}]";
+        assertThat(text(extender().prioritize(WireResources.load("kube/prioritize-nodenames.json")))).isEqualTo(expected);
+        assertThat(text(extender().prioritize(WireResources.load("kube/prioritize-nodes.json")))).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0,0", "4,0", "5,1", "50,5", "54,5", "55,6", "95,10", "100,10"})
+    void scoreRoundsHalfUp(int score, int priority) {
+        assertThat(KubeExtender.toExtenderPriority(score)).isEqualTo(priority);
+    }
+
+    @Test
+    void bindCarriesTheHintsToTheBinder() throws Exception {
+        port.hints = Map.of("railyard.dev/rails", "0,1,2,3");
+        String reply = text(extender().bind(WireResources.load("kube/bind.json")));
+        assertThat(reply).isEqualTo("{\"Error\":\"\"}");
+        assertThat(port.events).containsExactly("hints ml/bert-finetune-0 gpu-a-017");
+        assertThat(binds).containsExactly("ml/bert-finetune-0 -> gpu-a-017 {railyard.dev/rails=0,1,2,3}");
+    }
+
+    @Test
+    void aFailedBindGoesBackAsError() throws Exception {
+        binder = Binder.unwired();
+        String reply = text(extender().bind(WireResources.load("kube/bind.json")));
+        assertThat(reply).isEqualTo("{\"Error\":\"railyard cannot bind ml/bert-finetune-0 to gpu-a-017: this instance runs "
+                + "without a Kubernetes client (bind is not wired)\"}");
+    }
+
+    @Test
+    void badRequestsNameWhatIsMissing() {
+        assertThatThrownBy(() -> extender().filter("{\"Pod\":null,\"NodeNames\":[\"a\"]}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(WireFormatException.class).hasMessage("kube filter: request has no \"Pod\" (or it is null)");
+        assertThatThrownBy(() -> extender().filter(
+                "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"}},\"Nodes\":null,\"NodeNames\":null}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(WireFormatException.class).hasMessage("kube filter: request has neither \"NodeNames\" nor \"Nodes\"");
+        // the 7 is the 67th character of this one-line body
+        assertThatThrownBy(() -> extender().filter(
+                "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"}},\"NodeNames\":[\"a\",7]}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(WireFormatException.class)
+                .hasMessage("kube filter: NodeNames[1] must be a string, got a number at line 1, column 67");
+        assertThatThrownBy(() -> extender().bind("{\"PodName\":\"p\",\"PodNamespace\":\"n\"}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(WireFormatException.class).hasMessage("kube bind: request has no Node");
+    }
+}

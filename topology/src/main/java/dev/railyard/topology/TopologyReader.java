@@ -1,0 +1,74 @@
+package dev.railyard.topology;
+
+import dev.railyard.api.topology.NodeTopologySpec;
+import dev.railyard.topology.discovery.NvidiaSmiTopoParser;
+import dev.railyard.topology.discovery.TopologyFormat;
+import dev.railyard.topology.discovery.TopologyParser;
+import dev.railyard.topology.discovery.nccl.NcclTopoXmlParser;
+import dev.railyard.topology.discovery.sysfs.SysfsTopologyParser;
+import dev.railyard.topology.pairing.RailPairing;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Reads a node's discovery data into a paired node model: detect the format, parse, pair GPUs with HCAs.
+ *
+ * <pre>{@code
+ * NodeTopologySpec node = new TopologyReader().read(Path.of("topo.txt"), TopologyFormat.AUTO);
+ * node.pairs();     // the rail map
+ * node.excluded();  // HCAs that are not rails, with the reason
+ * }</pre>
+ * Thread-safe: parsers are created per call.
+ */
+public final class TopologyReader {
+    private final Map<TopologyFormat, Supplier<TopologyParser>> parsers;
+    private final RailPairing pairing = new RailPairing();
+
+    /** A reader with every parser this build has. */
+    public TopologyReader() {
+        this(defaultParsers());
+    }
+
+    /**
+     * @param parsers a parser factory per format (tests, or a build with more formats)
+     */
+    public TopologyReader(Map<TopologyFormat, Supplier<TopologyParser>> parsers) {
+        Map<TopologyFormat, Supplier<TopologyParser>> copy = new EnumMap<>(TopologyFormat.class);
+        copy.putAll(parsers);
+        this.parsers = Collections.unmodifiableMap(copy);
+    }
+
+    /** @return the parser factory per format of this build */
+    public static Map<TopologyFormat, Supplier<TopologyParser>> defaultParsers() {
+        Map<TopologyFormat, Supplier<TopologyParser>> m = new EnumMap<>(TopologyFormat.class);
+        m.put(TopologyFormat.NVIDIA_SMI, NvidiaSmiTopoParser::new);
+        m.put(TopologyFormat.SYSFS, SysfsTopologyParser::new);
+        m.put(TopologyFormat.NCCL_XML, NcclTopoXmlParser::new);
+        return m;
+    }
+
+    /**
+     * Detects, parses and pairs.
+     *
+     * @param input  a file (nvidia-smi text, NCCL XML), a directory or {@code .tar.gz} (sysfs snapshot)
+     * @param format the format, or {@link TopologyFormat#AUTO} to detect it ({@link TopologyFormat#detect(Path)})
+     * @return the node model with {@code pairs} and {@code excluded} filled in; {@code complete == false} with
+     *         warnings when the input was damaged but usable
+     * @throws InputException when nothing usable can be read (the message names file, line and column), or this
+     *                        build has no parser for the format
+     */
+    public NodeTopologySpec read(Path input, TopologyFormat format) {
+        Objects.requireNonNull(input, "input");
+        TopologyFormat f = format == null || format == TopologyFormat.AUTO ? TopologyFormat.detect(input) : format;
+        Supplier<TopologyParser> parser = parsers.get(f);
+        if (parser == null) {
+            throw new InputException(input + ": the " + f.cliName() + " format is not supported by this build");
+        }
+        return pairing.pair(parser.get().parse(input));
+    }
+}

@@ -1,0 +1,134 @@
+package dev.railyard.topology.agent;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.railyard.api.topology.NodeTopology;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.EditReplacePatchable;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes a node's {@code NodeTopology} ({@code railyard.dev/v1alpha1}, cluster-scoped, named after the node) with
+ * server-side apply as field manager {@value #FIELD_MANAGER}, forcing conflicts (the agent owns its node's object):
+ * first the object with its spec, then the {@code status} subresource.
+ *
+ * <p>The apply bodies are JSON written by Jackson with nulls left out (an absent field, not a null, is what SSA
+ * expects) and without {@code isX()} convenience methods of the model records; they go through fabric8's generic
+ * resources, so the API server's answer is never bound to the model classes (a newer CRD with more fields does not
+ * break an older agent). A server that answers the apply of a missing object with 404 (some test servers do; a real
+ * API server creates it) gets a create instead, and one that does not implement server-side apply at all (415
+ * Unsupported Media Type, as fabric8's mock server in CRUD mode) gets JSON merge patches from then on. A merge patch
+ * replaces lists whole and cannot remove a field by leaving it out; every nullable field of the model sits inside a
+ * list except {@code status.observedTime}, which is never cleared once set, so the result is the same object. Errors from
+ * the API server propagate as {@link KubernetesClientException}. Thread-safe if the client is.
+ */
+public final class NodeTopologyPublisher implements NodeTopologySink {
+    /** Field manager of every write. */
+    public static final String FIELD_MANAGER = "railyard-agent";
+    /** Label put on every object this agent writes. */
+    public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .disable(MapperFeature.AUTO_DETECT_IS_GETTERS)
+            .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL,
+                    JsonInclude.Include.NON_NULL))
+            .build();
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeTopologyPublisher.class);
+    private static final ResourceDefinitionContext CONTEXT =
+            ResourceDefinitionContext.fromResourceType(NodeTopology.class);
+
+    private final KubernetesClient client;
+    private volatile boolean applyUnsupported;
+
+    /** @param client client of the cluster (needs get/create/patch on nodetopologies and nodetopologies/status) */
+    public NodeTopologyPublisher(KubernetesClient client) {
+        this.client = Objects.requireNonNull(client);
+    }
+
+    /**
+     * Applies the object and then its status.
+     *
+     * @param desired what the object should hold
+     * @throws KubernetesClientException when the API server refuses or cannot be reached
+     */
+    @Override
+    public void publish(DesiredNodeTopology desired) {
+        Resource<GenericKubernetesResource> resource = client.genericKubernetesResources(CONTEXT)
+                .withName(desired.nodeName());
+        Map<String, Object> object = skeleton(desired.nodeName(), true);
+        if (desired.spec() != null) {
+            object.put("spec", desired.spec());
+        }
+        String body = json(object);
+        try {
+            write(resource, body);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+                throw e;
+            }
+            client.genericKubernetesResources(CONTEXT)
+                    .resource(client.getKubernetesSerialization().unmarshal(body, GenericKubernetesResource.class))
+                    .create();
+        }
+        Map<String, Object> status = skeleton(desired.nodeName(), false);
+        status.put("status", desired.status());
+        write(resource.subresource("status"), json(status));
+    }
+
+    /** Applies {@code body}; on a server without server-side apply (415) uses, from then on, a JSON merge patch. */
+    private void write(EditReplacePatchable<GenericKubernetesResource> target, String body) {
+        if (!applyUnsupported) {
+            try {
+                target.patch(applyContext(), body);
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 415) {
+                    throw e;
+                }
+                applyUnsupported = true;
+                LOG.warn("API server refuses server-side apply (415); writing NodeTopology with JSON merge patches");
+            }
+        }
+        target.patch(PatchContext.of(PatchType.JSON_MERGE), body);
+    }
+
+    private static Map<String, Object> skeleton(String name, boolean labels) {
+        Map<String, Object> object = new LinkedHashMap<>();
+        object.put("apiVersion", NodeTopology.GROUP + "/" + NodeTopology.VERSION);
+        object.put("kind", "NodeTopology");
+        object.put("metadata", labels ? Map.of("name", name, "labels", Map.of(MANAGED_BY_LABEL, FIELD_MANAGER))
+                : Map.of("name", name));
+        return object;
+    }
+
+    private static PatchContext applyContext() {
+        PatchContext context = PatchContext.of(PatchType.SERVER_SIDE_APPLY);
+        context.setFieldManager(FIELD_MANAGER);
+        context.setForce(true);
+        return context;
+    }
+
+    /** @return the apply body Jackson writes for {@code value} (nulls and {@code isX()} methods left out) */
+    static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize NodeTopology: " + e.getMessage(), e);
+        }
+    }
+}
