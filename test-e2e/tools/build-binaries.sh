@@ -36,7 +36,8 @@ wrapper_hash() { # <component>
   local f
   for f in "$TOOLS/$1/go.mod" "$TOOLS/$1/go.sum"; do if [ -f "$f" ]; then cat "$f"; fi; done | sha256sum | cut -c1-16
 }
-BIN="${RAILYARD_E2E_CACHE:-$HOME/.cache/railyard-e2e}/$KEY/bin"
+CACHE_ROOT="${RAILYARD_E2E_CACHE:-$HOME/.cache/railyard-e2e}"
+BIN="$CACHE_ROOT/$KEY/bin"
 
 if [ "${1:-}" = "--print-bin-dir" ]; then
   echo "$BIN"
@@ -79,6 +80,28 @@ build_volcano() {
     && mv "$BIN/vc-scheduler.tmp" "$BIN/vc-scheduler" && mv "$BIN/vc-controller-manager.tmp" "$BIN/vc-controller-manager"
 }
 
+# Binaries each component produces.
+binaries_of() { # <component>
+  case "$1" in etcd) echo etcd ;; k8s) echo kube-apiserver kube-scheduler ;; volcano) echo vc-scheduler vc-controller-manager ;; esac
+}
+
+# A component's inputs are its wrapper go.mod/go.sum and the Go version, not the other components' pins: when
+# another pin set's directory (same Go version) holds this component built from the same wrapper hash, copy its
+# binaries instead of recompiling (e.g. after only the Volcano pin changed).
+reuse() { # <component> <wrapper hash>
+  local stamp dir b
+  for stamp in "$CACHE_ROOT"/*_"$GO_VERSION"/bin/.built-"$1"; do
+    [ -f "$stamp" ] && grep -q "wrapper $2" "$stamp" || continue
+    dir=$(dirname "$stamp")
+    [ "$dir" != "$BIN" ] || continue
+    for b in $(binaries_of "$1"); do [ -x "$dir/$b" ] || continue 2; done
+    for b in $(binaries_of "$1"); do cp -p "$dir/$b" "$BIN/$b.tmp" && mv "$BIN/$b.tmp" "$BIN/$b" || return 1; done
+    echo "$(cat "$stamp"); copied from $dir" > "$BIN/.built-$1"
+    return 0
+  done
+  return 1
+}
+
 components=("$@"); [ ${#components[@]} -gt 0 ] || components=(etcd k8s volcano)
 echo "e2e binaries: $BIN"
 # The suite reads Volcano's CRDs from the module cache, so fetch the module even when its binaries fail to build.
@@ -96,6 +119,10 @@ for c in "${components[@]}"; do
   hash=$(wrapper_hash "$c")
   if [ -f "$BIN/.built-$c" ] && grep -q "wrapper $hash" "$BIN/.built-$c"; then
     echo "build $c: cached ($(cat "$BIN/.built-$c"))"
+    continue
+  fi
+  if reuse "$c" "$hash"; then
+    echo "build $c: reused ($(cat "$BIN/.built-$c"))"
     continue
   fi
   start=$(date +%s)

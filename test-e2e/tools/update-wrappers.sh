@@ -3,8 +3,9 @@
 # Only our own go.mod/go.sum files are written; upstream code stays in the Go module cache.
 #
 # usage: test-e2e/tools/update-wrappers.sh [k8s|etcd|volcano ...]   (default: all three)
-# pins:  K8S_VERSION (default v1.35.4), ETCD_VERSION (v3.6.16), VOLCANO_VERSION (v1.15.1),
-#        VOLCANO_APIS_VERSION (defaults to VOLCANO_VERSION)
+# pins:  K8S_VERSION (default v1.35.4), ETCD_VERSION (v3.6.16), VOLCANO_VERSION (v1.14.1),
+#        VOLCANO_APIS_VERSION (v1.14.0: the newest volcano.sh/apis this machine's Go module proxy serves that
+#        vc-scheduler v1.14.1 compiles against; see test-e2e/README.md and docs/adr/ on the Volcano version)
 #
 # k8s: k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with
 # ./staging/src/k8s.io/NAME. A consumer must replace each with the published k8s.io/NAME at
@@ -15,8 +16,8 @@ set -euo pipefail
 export GOFLAGS=-mod=mod CGO_ENABLED=0 GOTOOLCHAIN=local
 K8S_VERSION=${K8S_VERSION:-v1.35.4}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.16}
-VOLCANO_VERSION=${VOLCANO_VERSION:-v1.15.1}
-VOLCANO_APIS_VERSION=${VOLCANO_APIS_VERSION:-$VOLCANO_VERSION}
+VOLCANO_VERSION=${VOLCANO_VERSION:-v1.14.1}
+VOLCANO_APIS_VERSION=${VOLCANO_APIS_VERSION:-v1.14.0}
 TOOLS=$(cd "$(dirname "$0")" && pwd)
 GO="nice -n 19 go"
 command -v ionice >/dev/null && GO="ionice -c3 $GO"

@@ -39,6 +39,8 @@ public final class HelidonExtenderServer implements AutoCloseable {
                 .port(port)
                 .backlog(1024)
                 .maxPayloadSize(maxRequestBytes)
+                // same as the JDK server (sun.net.httpserver.nodelay): otherwise replies wait on delayed ACKs
+                .connectionOptions(o -> o.tcpNoDelay(true))
                 .routing(routing)
                 .build()
                 .start();

@@ -68,9 +68,13 @@ public final class ControlPlane implements AutoCloseable {
      * @param kubeExtender kube-scheduler's HTTP extender, if any (needs {@code kubeScheduler})
      * @param volcano whether to run vc-scheduler and vc-controller-manager
      * @param volcanoExtender vc-scheduler's {@code extender} plugin, if any (needs {@code volcano})
+     * @param prelude run after the CRDs, nodes and fake kubelet exist and before any scheduler starts: cluster
+     *        objects the schedulers must see at once, and the extender, which must listen before vc-scheduler starts
+     *        (wire-formats.md §1.4)
      */
     public record Options(List<String> gpuNodes, boolean kubeScheduler, Optional<KubeSchedulerConf.Extender> kubeExtender,
-                          boolean volcano, Optional<VolcanoSchedulerConf.Extender> volcanoExtender) {
+                          boolean volcano, Optional<VolcanoSchedulerConf.Extender> volcanoExtender,
+                          Optional<Prelude> prelude) {
 
         /**
          * @throws IllegalArgumentException if an extender is given for a scheduler that does not run
@@ -87,17 +91,28 @@ public final class ControlPlane implements AutoCloseable {
 
         /** kube-scheduler without an extender, over {@code gpuNodes}. */
         public static Options kubeScheduler(List<String> gpuNodes) {
-            return new Options(gpuNodes, true, Optional.empty(), false, Optional.empty());
+            return new Options(gpuNodes, true, Optional.empty(), false, Optional.empty(), Optional.empty());
+        }
+
+        /** kube-scheduler with an HTTP extender that {@code prelude} starts. */
+        public static Options kubeScheduler(List<String> gpuNodes, KubeSchedulerConf.Extender extender,
+                                            Prelude prelude) {
+            return new Options(gpuNodes, true, Optional.of(extender), false, Optional.empty(), Optional.of(prelude));
         }
 
         /** vc-scheduler and vc-controller-manager, with or without Railyard as extender. */
         public static Options volcano(List<String> gpuNodes, Optional<VolcanoSchedulerConf.Extender> extender) {
-            return new Options(gpuNodes, false, Optional.empty(), true, extender);
+            return new Options(gpuNodes, false, Optional.empty(), true, extender, Optional.empty());
+        }
+
+        /** vc-scheduler and vc-controller-manager with an {@code extender} plugin that {@code prelude} starts. */
+        public static Options volcano(List<String> gpuNodes, VolcanoSchedulerConf.Extender extender, Prelude prelude) {
+            return new Options(gpuNodes, false, Optional.empty(), true, Optional.of(extender), Optional.of(prelude));
         }
 
         /** Only etcd and kube-apiserver (plus CRDs and nodes): for API-level checks. */
         public static Options apiOnly(List<String> gpuNodes) {
-            return new Options(gpuNodes, false, Optional.empty(), false, Optional.empty());
+            return new Options(gpuNodes, false, Optional.empty(), false, Optional.empty(), Optional.empty());
         }
 
         /** Binaries these options need. */
@@ -112,6 +127,15 @@ public final class ControlPlane implements AutoCloseable {
             }
             return b;
         }
+    }
+
+    /** Work done between "nodes exist" and "schedulers start" (see {@link Options#prelude}). */
+    @FunctionalInterface
+    public interface Prelude {
+        /**
+         * @throws IOException if a process cannot be started or an object cannot be created
+         */
+        void run(ControlPlane controlPlane) throws IOException;
     }
 
     /** Seconds each bring-up step took, in order, for the report line printed after start. */
@@ -220,6 +244,10 @@ public final class ControlPlane implements AutoCloseable {
         }
         kubelet = new FakeKubelet(client).start();
         t = step(options.gpuNodes().size() + " fake GPU nodes + fake kubelet", t);
+        if (options.prelude().isPresent()) {
+            options.prelude().get().run(this);
+            t = step("prelude (cluster objects, extender)", t);
+        }
 
         if (options.kubeScheduler()) {
             Path conf = runDir.resolve("kube-scheduler.yaml");
@@ -332,7 +360,13 @@ public final class ControlPlane implements AutoCloseable {
         deleteTree(pkiDir);
     }
 
-    private ComponentProcess launch(String name, List<String> command, Map<String, String> env) throws IOException {
+    /**
+     * Starts one more component with its log and PID file in {@link #runDir()}; it is stopped by PID in
+     * {@link #close()} with the others, in reverse start order.
+     *
+     * @throws IOException if it cannot be started
+     */
+    ComponentProcess launch(String name, List<String> command, Map<String, String> env) throws IOException {
         ComponentProcess p = ComponentProcess.start(name, command, env, runDir, GRACE);
         processes.add(p);
         return p;

@@ -1,14 +1,18 @@
 package dev.railyard.e2e;
 
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -47,6 +51,67 @@ public final class SeedWorkloads {
         return new PodBuilder()
                 .withNewMetadataLike(template.getMetadata()).withName(name).withNamespace(NAMESPACE).endMetadata()
                 .withNewSpecLike(template.getSpec()).withSchedulerName(null).endSpec()
+                .build();
+    }
+
+    /**
+     * A gang Volcano Job shaped like the seed's: one task {@code worker} of {@code replicas} pods, each with the
+     * seed's container, networks annotation (rdma-net-ipam-lan2..lan5) and HCA requests
+     * ({@code nvidia.com/mlx5_0..3: 1}) but {@code gpus} GPUs; {@code minAvailable = replicas} on the Job and the
+     * task, so vc-controller-manager gives its PodGroup {@code minMember = replicas}. The seed's {@code pytorch}
+     * plugin and policy are left out (the plugin needs a master task).
+     *
+     * @param annotations Job annotations (vc-controller-manager copies them onto the PodGroup), e.g. Railyard hints
+     * @param nodes       when not empty, a required node affinity to these node names
+     */
+    public static GenericKubernetesResource gangJob(KubernetesClient client, String name, int replicas, int gpus,
+                                                    Map<String, String> annotations, List<String> nodes) {
+        GenericKubernetesResource seed = rdmaTestJob(client);
+        List<Map<String, Object>> tasks = seed.get("spec", "tasks");
+        PodTemplateSpec t = client.getKubernetesSerialization().convertValue(tasks.getFirst().get("template"),
+                PodTemplateSpec.class);
+        var resources = t.getSpec().getContainers().getFirst().getResources();
+        resources.getLimits().put("nvidia.com/gpu", new Quantity(Integer.toString(gpus)));
+        resources.getRequests().put("nvidia.com/gpu", new Quantity(Integer.toString(gpus)));
+        if (!nodes.isEmpty()) {
+            t.getSpec().setAffinity(new AffinityBuilder().withNewNodeAffinity()
+                    .withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm()
+                    .addNewMatchExpression().withKey("kubernetes.io/hostname").withOperator("In")
+                    .withValues(nodes).endMatchExpression().endNodeSelectorTerm()
+                    .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build());
+        }
+        Map<String, Object> task = new LinkedHashMap<>();
+        task.put("name", "worker");
+        task.put("replicas", replicas);
+        task.put("minAvailable", replicas);
+        task.put("template", client.getKubernetesSerialization().convertValue(t, Map.class));
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("minAvailable", replicas);
+        spec.put("schedulerName", "volcano");
+        spec.put("queue", "default");
+        spec.put("tasks", List.of(task));
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion("batch.volcano.sh/v1alpha1").withKind("Job")
+                .withNewMetadata().withName(name).withNamespace(NAMESPACE).withAnnotations(annotations).endMetadata()
+                .addToAdditionalProperties("spec", spec)
+                .build();
+    }
+
+    /**
+     * A pod already running on {@code node} that holds {@code gpus} GPUs, as if placed before this test (created with
+     * {@code spec.nodeName}, so no scheduler is involved; the fake kubelet reports it Running).
+     */
+    public static Pod occupant(String name, String node, int gpus) {
+        return new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata()
+                .withNewSpec().withNodeName(node)
+                    .addNewContainer().withName("busy").withImage("torch")
+                        .withNewResources()
+                            .addToRequests("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))
+                            .addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))
+                        .endResources()
+                    .endContainer()
+                .endSpec()
                 .build();
     }
 

@@ -19,7 +19,8 @@ class TopologyReaderTest {
     void detectsTheFormatFromThePath(@TempDir Path dir) throws IOException {
         Path sys = Files.createDirectory(dir.resolve("snapshot"));
         Path tgz = Files.writeString(dir.resolve("node-a.tar.gz"), "not read");
-        Path xml = Files.writeString(dir.resolve("topo.xml"), "\uFEFF  <?xml version=\"1.0\"?>\n<system version=\"1\">");
+        Path xml = Files.writeString(dir.resolve("topo.xml"),
+                "\uFEFF  <?xml version=\"1.0\"?>\n<system version=\"1\">");
         Path bare = Files.writeString(dir.resolve("dump"), "<system version=\"1\">\n</system>\n");
         Path text = Files.writeString(dir.resolve("topo.txt"), "\tGPU0\tNIC0\n");
 

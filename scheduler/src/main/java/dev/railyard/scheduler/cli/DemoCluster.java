@@ -66,8 +66,14 @@ final class DemoCluster {
     }
 
     record ClusterDoc(List<MachineDoc> machines, Map<String, String> rdmaResources, List<NodeDoc> nodes,
-                      List<NetworkDoc> networks, String networkNamespace, String whereaboutsNamespace,
+                      String fabric, List<NetworkDoc> networks, String networkNamespace, String whereaboutsNamespace,
                       Map<String, Integer> allocated, Map<String, Integer> staleHolders) {
+    }
+
+    /** Opens a file of the cluster description by its relative name. */
+    @FunctionalInterface
+    interface Opener {
+        InputStream open(String name) throws IOException;
     }
 
     /** The loaded cluster. */
@@ -86,40 +92,73 @@ final class DemoCluster {
         return in;
     }
 
-    static String text(String name) {
-        try (InputStream in = resource(name)) {
+    private static String text(Opener files, String where, String name) {
+        try (InputStream in = files.open(name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new InputException(where + name + ": no such file");
         } catch (IOException e) {
-            throw new InputException("demo resource " + BASE + name + ": " + e.getMessage(), e);
+            throw new InputException(where + name + ": " + e.getMessage(), e);
         }
     }
 
+    /** @return the built-in demo cluster */
     static Loaded load() {
+        return load(DemoCluster::resource, BASE, "cluster.yaml");
+    }
+
+    /**
+     * Loads a cluster file ({@code cluster.yaml} format above) from a directory: machine dumps and the fabric file
+     * are named relative to it.
+     *
+     * @throws InputException naming the file when anything is missing or malformed
+     */
+    static Loaded load(java.nio.file.Path clusterFile) {
+        java.nio.file.Path dir = clusterFile.toAbsolutePath().getParent();
+        String name = clusterFile.getFileName().toString();
+        return load(n -> java.nio.file.Files.newInputStream(n.equals("cluster.yaml") ? clusterFile : dir.resolve(n)),
+                dir + "/", name);
+    }
+
+    private static Loaded load(Opener files, String where, String clusterName) {
         ClusterDoc doc;
-        try (InputStream in = resource("cluster.yaml")) {
+        try (InputStream in = files.open("cluster.yaml")) {
             doc = YAML.readValue(in, ClusterDoc.class);
         } catch (JsonProcessingException e) {
-            throw new InputException(BASE + "cluster.yaml: " + e.getOriginalMessage(), e);
+            var loc = e.getLocation();
+            throw new InputException(where + clusterName + (loc == null ? "" : " line " + loc.getLineNr()
+                    + ", column " + loc.getColumnNr()) + ": " + e.getOriginalMessage().lines().findFirst().orElse(""),
+                    e);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new InputException(where + clusterName + ": no such file");
         } catch (IOException e) {
-            throw new InputException(BASE + "cluster.yaml: " + e.getMessage(), e);
+            throw new InputException(where + clusterName + ": " + e.getMessage(), e);
+        }
+        if (doc == null || doc.machines() == null || doc.nodes() == null) {
+            throw new InputException(where + clusterName + ": 'machines' and 'nodes' are required");
         }
         Map<String, MachineDoc> machines = new LinkedHashMap<>();
         Map<String, NodeTopologySpec> specs = new LinkedHashMap<>();
         RailPairing pairing = new RailPairing();
         for (MachineDoc m : doc.machines()) {
             machines.put(m.name(), m);
-            NodeTopologySpec parsed = new NvidiaSmiTopoParser().parseText("demo/" + m.dump(), text(m.dump()));
+            NodeTopologySpec parsed = new NvidiaSmiTopoParser().parseText(
+                    where.equals(BASE) ? "demo/" + m.dump() : m.dump(), text(files, where, m.dump()));
             specs.put(m.name(), pairing.pair(wire(rename(parsed, m.nicLegend()), m)));
         }
         List<NodeState> nodes = new ArrayList<>();
         Map<String, String> machineOf = new LinkedHashMap<>();
         for (NodeDoc n : doc.nodes()) {
+            if (n.name() == null || n.machine() == null) {
+                throw new InputException(where + clusterName + ": a node needs name and machine");
+            }
             NodeTopologySpec spec = specs.get(n.machine());
             if (spec == null) {
-                throw new InputException(BASE + "cluster.yaml: node " + n.name() + ": unknown machine " + n.machine());
+                throw new InputException(where + clusterName + ": node " + n.name() + ": unknown machine "
+                        + n.machine());
             }
             List<HcaResource> res = new ArrayList<>();
-            for (var e : doc.rdmaResources().entrySet()) {
+            for (var e : (doc.rdmaResources() == null ? Map.<String, String>of() : doc.rdmaResources()).entrySet()) {
                 String hca = hcaWithNetdev(spec, e.getValue());
                 if (hca != null) {
                     res.add(new HcaResource(e.getKey(), hca, 100, 0));
@@ -129,17 +168,22 @@ final class DemoCluster {
                     n.busyGpus() == null ? Set.of() : Set.copyOf(n.busyGpus()), res, true));
             machineOf.put(n.name(), n.machine());
         }
-        FabricModel fabric;
-        try (InputStream in = resource("fabric.yaml")) {
-            fabric = FabricFile.read(in, BASE + "fabric.yaml");
+        FabricModel fabric = FabricModel.empty();
+        String fabricName = doc.fabric() == null ? "fabric.yaml" : doc.fabric();
+        try (InputStream in = files.open(fabricName)) {
+            fabric = FabricFile.read(in, where + fabricName);
+        } catch (java.nio.file.NoSuchFileException e) {
+            if (doc.fabric() != null) {
+                throw new InputException(where + fabricName + ": no such file");
+            }
         } catch (IOException e) {
-            throw new InputException(BASE + "fabric.yaml: " + e.getMessage(), e);
+            throw new InputException(where + fabricName + ": " + e.getMessage(), e);
         }
-        String ns = doc.networkNamespace();
+        String ns = doc.networkNamespace() == null ? "default" : doc.networkNamespace();
         List<SecondaryNetwork> networks = new ArrayList<>();
         Instant now = Instant.parse("2026-09-01T00:00:00Z");
         IpamSnapshot.Builder ipam = IpamSnapshot.builder(now);
-        for (NetworkDoc n : doc.networks()) {
+        for (NetworkDoc n : doc.networks() == null ? List.<NetworkDoc>of() : doc.networks()) {
             String pool = n.range().replace('/', '-');
             networks.add(new SecondaryNetwork(ns, n.name(), n.master(), n.range(), pool));
             String ipamJson = "{\"type\":\"whereabouts\",\"datastore\":\"kubernetes\",\"kubernetes\":{\"kubeconfig\":"
@@ -175,11 +219,15 @@ final class DemoCluster {
                 ipam.livePods(live);
             }
         }
-        IpPoolLedger ledger = new IpPoolLedger(Clock.fixed(now, ZoneOffset.UTC), Duration.ofHours(1),
-                doc.whereaboutsNamespace());
-        ledger.update(ipam.build());
+        IpPoolLedger ledger = null;
+        if (!networks.isEmpty()) {
+            ledger = new IpPoolLedger(Clock.fixed(now, ZoneOffset.UTC), Duration.ofHours(1),
+                    doc.whereaboutsNamespace());
+            ledger.update(ipam.build());
+        }
         ClusterSnapshot snapshot = new ClusterSnapshot(nodes, networks, fabric, ledger);
-        return new Loaded(snapshot, ledger, machineOf, machines, doc.networks(), ns);
+        return new Loaded(snapshot, ledger, machineOf, machines,
+                doc.networks() == null ? List.of() : doc.networks(), ns);
     }
 
     private static String hcaWithNetdev(NodeTopologySpec spec, String netdev) {

@@ -30,6 +30,7 @@ final class FabricSvg {
     private static final int GROUP_GAP = 34;
     private static final int MARGIN = 30;
     private static final int TIER_STEP = 95;
+    private static final int SWITCH_SLOT = 72;
 
     /**
      * A job drawn on the picture.
@@ -61,12 +62,17 @@ final class FabricSvg {
         int x = MARGIN;
         for (var g : groups.entrySet()) {
             int start = x;
+            FabricPosition p = fabric.position(g.getValue().get(0).name());
+            int leafCount = p == null ? 0 : leaves(p).size();
+            int span = Math.max(g.getValue().size() * (NODE_W + GAP) - GAP, leafCount * SWITCH_SLOT);
+            int pad = (span - (g.getValue().size() * (NODE_W + GAP) - GAP)) / 2;
+            x += pad;
             for (NodeState n : g.getValue()) {
                 nodeX.put(n.name(), x);
                 x += NODE_W + GAP;
             }
-            int end = x - GAP;
-            FabricPosition p = fabric.position(g.getValue().get(0).name());
+            x = start + span + GAP;
+            int end = start + span;
             if (p != null) {
                 List<String> ls = leaves(p);
                 for (int i = 0; i < ls.size(); i++) {
@@ -84,32 +90,29 @@ final class FabricSvg {
                     row.add(s);
                 }
             }
-            Map<String, Double> want = new LinkedHashMap<>();
-            for (FabricSwitch s : row) {
-                double sum = 0;
-                int k = 0;
+            // order by the leftmost child, then spread evenly over the children's span
+            Map<String, Double> first = new LinkedHashMap<>();
+            double lo = Double.POSITIVE_INFINITY;
+            double hi = Double.NEGATIVE_INFINITY;
+            for (FabricSwitch sw : row) {
+                double min = Double.POSITIVE_INFINITY;
                 for (FabricSwitch c : fabric.switches()) {
-                    if (c.uplinks().contains(s.name()) && switchX.containsKey(c.name())) {
-                        sum += switchX.get(c.name());
-                        k++;
+                    if (c.uplinks().contains(sw.name()) && switchX.containsKey(c.name())) {
+                        min = Math.min(min, switchX.get(c.name()));
+                        lo = Math.min(lo, switchX.get(c.name()));
+                        hi = Math.max(hi, switchX.get(c.name()));
                     }
                 }
-                want.put(s.name(), k == 0 ? width / 2.0 : sum / k);
+                first.put(sw.name(), min);
             }
-            List<String> order = new ArrayList<>(want.keySet());
-            order.sort(Comparator.comparingDouble(want::get));
-            double minGap = Math.min(78, (width - 2.0 * MARGIN) / Math.max(1, order.size()));
-            double prev = Double.NEGATIVE_INFINITY;
-            for (String s : order) {
-                double v = Math.max(want.get(s), prev + minGap);
-                switchX.put(s, v);
-                prev = v;
+            List<String> order = new ArrayList<>(first.keySet());
+            order.sort(Comparator.<String>comparingDouble(first::get).thenComparing(Comparator.naturalOrder()));
+            if (lo > hi) {
+                lo = MARGIN + 40;
+                hi = width - MARGIN - 40;
             }
-            double overflow = prev - (width - MARGIN - 30);
-            if (overflow > 0) {
-                for (String s : order) {
-                    switchX.put(s, switchX.get(s) - overflow);
-                }
+            for (int i = 0; i < order.size(); i++) {
+                switchX.put(order.get(i), order.size() == 1 ? (lo + hi) / 2 : lo + (hi - lo) * i / (order.size() - 1));
             }
         }
         int height = nodeY + NODE_H + 50 + 18 * (jobs.size() + notes.size() + 1);

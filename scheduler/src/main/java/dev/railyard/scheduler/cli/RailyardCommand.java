@@ -15,8 +15,13 @@ import picocli.CommandLine.Command;
         description = "Topology-aware RDMA placement for GPU clusters on Kubernetes.",
         subcommands = {
                 TopologyCommand.class,
+                DemoCommand.class,
+                SimulateCommand.class,
                 ServeCommand.class,
+                ExplainCommand.class,
+                PoolsCommand.class,
                 EnvCommand.class,
+                AgentCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class RailyardCommand implements Runnable {

@@ -113,7 +113,9 @@ record ServeConfig(Server server, Placement placement, Volcano volcano, Logging 
     private static String firstSentence(String message) {
         String m = message == null ? "unreadable value" : message.replaceAll("\\s+", " ");
         int colon = m.indexOf(": not a valid");
-        return colon > 0 ? m.substring(colon + 2) : m;
+        String r = colon > 0 ? m.substring(colon + 2) : m;
+        return r.replace("`java.lang.Integer` value", "integer").replace("`java.lang.Double` value", "number")
+                .replace("`java.lang.String` value", "string");
     }
 
     private static String known(UnrecognizedPropertyException e) {

@@ -124,7 +124,7 @@ final class VolcanoJobFile {
             throw new InputException(where + " (job " + ns + "/" + name + "): spec.tasks is empty");
         }
         int min = spec.path("minAvailable").asInt(total);
-        return new VolcanoJob(ns, name, ann, new PodGroup(ns, name, min, nt, ann), tasks);
+        return new VolcanoJob(ns, name, ann, new PodGroup(ns, name, min, nt, Map.of()), tasks);
     }
 
     /**

@@ -20,6 +20,8 @@ public final class ClusterSnapshot {
     private final Map<String, SecondaryNetwork> networks;
     private final FabricModel fabric;
     private final AddressPools pools;
+    private final List<String> nodeNames;
+    private final int nodeNamesHash;
 
     /**
      * @param nodes    the nodes
@@ -40,6 +42,8 @@ public final class ClusterSnapshot {
             }
         }
         this.index = idx;
+        this.nodeNames = sorted.stream().map(NodeState::name).toList();
+        this.nodeNamesHash = nodeNames.hashCode();
         Map<String, SecondaryNetwork> nets = new HashMap<>();
         for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
             nets.put(n.key(), n);
@@ -52,6 +56,16 @@ public final class ClusterSnapshot {
     /** @return nodes sorted by name */
     public List<NodeState> nodes() {
         return nodes;
+    }
+
+    /** @return node names in {@link #nodes()} order */
+    public List<String> nodeNames() {
+        return nodeNames;
+    }
+
+    /** @return a hash of {@link #nodeNames()} (for caches keyed by the node set) */
+    public int nodeNamesHash() {
+        return nodeNamesHash;
     }
 
     /** @return the node of that name, or null */

@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.engine;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.railyard.topology.fabric.FabricModel;
 import dev.railyard.topology.fabric.FabricPosition;
 
@@ -15,22 +17,62 @@ import java.util.Map;
  * root (the cluster). Domains nest because a tier-t domain of the fabric lies inside one tier-(t+1) domain. A node
  * without a position on some rail of the set stays alone up to the root. Children are in order of their first node
  * (nodes are in snapshot order), which fixes the rank order.
+ *
+ * <p>The structure depends only on the fabric, the node names and the rail set, so it is cached per fabric (weakly,
+ * by identity) and shared by plans; free GPU counts per domain are computed per snapshot ({@link #freeGpus}).
  */
 final class DomainTree {
+    private static final Cache<FabricModel, Map<String, DomainTree>> CACHE = Caffeine.newBuilder().weakKeys()
+            .maximumSize(64).build();
+
     final int top;
     /** children[t][d]: indices of level t-1 items under domain d of level t (t ≥ 1). */
     final int[][][] children;
-    /** Free GPUs per level and domain (level 0: per node). */
-    final long[][] freeGpus;
     final String[][] names;
     private final int nodes;
+    private final List<String> nodeNames;
 
-    private DomainTree(int top, int[][][] children, long[][] freeGpus, String[][] names, int nodes) {
+    private DomainTree(int top, int[][][] children, String[][] names, int nodes, List<String> nodeNames) {
         this.top = top;
         this.children = children;
-        this.freeGpus = freeGpus;
         this.names = names;
         this.nodes = nodes;
+        this.nodeNames = nodeNames;
+    }
+
+    /**
+     * @param nodeFree free GPUs per node, in snapshot order
+     * @return free GPUs per level and domain (level 0: the nodes)
+     */
+    long[][] freeGpus(long[] nodeFree) {
+        long[][] free = new long[top + 1][];
+        free[0] = nodeFree;
+        for (int t = 1; t <= top; t++) {
+            free[t] = new long[children[t].length];
+            for (int d = 0; d < children[t].length; d++) {
+                for (int c : children[t][d]) {
+                    free[t][d] += free[t - 1][c];
+                }
+            }
+        }
+        return free;
+    }
+
+    /** @return the tree of this rail set for the snapshot's fabric and nodes, from the cache when built before */
+    static DomainTree of(ClusterSnapshot snapshot, int[] rails) {
+        Map<String, DomainTree> byRails = CACHE.get(snapshot.fabric(),
+                f -> new java.util.concurrent.ConcurrentHashMap<>());
+        String key = snapshot.nodes().size() + ":" + snapshot.nodeNamesHash() + ":" + java.util.Arrays.toString(rails);
+        DomainTree t = byRails.get(key);
+        List<String> names = snapshot.nodeNames();
+        if (t == null || !t.nodeNames.equals(names)) {
+            t = build(snapshot, rails);
+            if (byRails.size() > 4096) {
+                byRails.clear();
+            }
+            byRails.put(key, t);
+        }
+        return t;
     }
 
     int size(int level) {
@@ -48,17 +90,13 @@ final class DomainTree {
         List<NodeState> all = snapshot.nodes();
         int n = all.size();
         FabricPosition[] pos = new FabricPosition[n];
-        long[] nodeFree = new long[n];
         String[] nodeNames = new String[n];
         for (int i = 0; i < n; i++) {
             pos[i] = fabric.position(all.get(i).name());
-            nodeFree[i] = all.get(i).freeGpuCount();
             nodeNames[i] = all.get(i).name();
         }
         int[][][] children = new int[top + 1][][];
-        long[][] free = new long[top + 1][];
         String[][] names = new String[top + 1][];
-        free[0] = nodeFree;
         names[0] = nodeNames;
         // item of each node at the current level
         int[] itemOfNode = new int[n];
@@ -67,7 +105,7 @@ final class DomainTree {
         }
         int prevSize = n;
         for (int t = 1; t <= top; t++) {
-            Map<String, Integer> ids = new HashMap<>();
+            Map<Key, Integer> ids = new HashMap<>();
             List<List<Integer>> kids = new ArrayList<>();
             List<String> dn = new ArrayList<>();
             int[] parentOfItem = new int[prevSize];
@@ -77,7 +115,7 @@ final class DomainTree {
                 if (parentOfItem[item] >= 0) {
                     continue;
                 }
-                String key = t == top ? "" : key(pos[i], rails, t, nodeNames[i]);
+                Key key = t == top ? Key.ROOT : key(pos[i], rails, t, i);
                 Integer d = ids.get(key);
                 if (d == null) {
                     d = kids.size();
@@ -89,12 +127,8 @@ final class DomainTree {
                 kids.get(d).add(item);
             }
             children[t] = new int[kids.size()][];
-            free[t] = new long[kids.size()];
             for (int d = 0; d < kids.size(); d++) {
                 children[t][d] = kids.get(d).stream().mapToInt(Integer::intValue).toArray();
-                for (int c : children[t][d]) {
-                    free[t][d] += free[t - 1][c];
-                }
             }
             names[t] = dn.toArray(new String[0]);
             for (int i = 0; i < n; i++) {
@@ -102,22 +136,36 @@ final class DomainTree {
             }
             prevSize = kids.size();
         }
-        return new DomainTree(top, children, free, names, n);
+        return new DomainTree(top, children, names, n, snapshot.nodeNames());
     }
 
-    private static String key(FabricPosition p, int[] rails, int tier, String node) {
+    /** A domain key: the domain ids on every rail of the set, or a node of its own ({@code alone ≥ 0}). */
+    private record Key(int[] ids, int alone) {
+        static final Key ROOT = new Key(new int[0], -1);
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && alone == k.alone && java.util.Arrays.equals(ids, k.ids);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(ids) * 31 + alone;
+        }
+    }
+
+    private static Key key(FabricPosition p, int[] rails, int tier, int node) {
         if (p == null) {
-            return "?" + node;
+            return new Key(new int[0], node);
         }
-        StringBuilder b = new StringBuilder();
-        for (int r : rails) {
-            int d = p.domain(r, tier);
-            if (d < 0) {
-                return "?" + node;
+        int[] ids = new int[rails.length];
+        for (int i = 0; i < rails.length; i++) {
+            ids[i] = p.domain(rails[i], tier);
+            if (ids[i] < 0) {
+                return new Key(new int[0], node);
             }
-            b.append(d).append(',');
         }
-        return b.toString();
+        return new Key(ids, -1);
     }
 
     private static String name(FabricModel fabric, FabricPosition p, int[] rails, int tier, String node) {

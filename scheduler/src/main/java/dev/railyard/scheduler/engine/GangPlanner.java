@@ -84,6 +84,10 @@ public final class GangPlanner {
         return settings;
     }
 
+    /** What makes two nodes' views identical for one pod shape. */
+    private record TwinKey(int spec, Set<Integer> allocated, List<HcaResource> resources, boolean schedulable) {
+    }
+
     /** Pods of one shape. */
     static final class PodClass {
         final PodRequest template;
@@ -227,6 +231,10 @@ public final class GangPlanner {
         List<Integer> scopeOptions = scope.isAny() ? List.of(Integer.MAX_VALUE)
                 : scope.required() ? List.of(scope.maxTier()) : List.of(scope.maxTier(), Integer.MAX_VALUE);
 
+        long[] nodeFree = new long[snapshot.nodes().size()];
+        for (int i = 0; i < nodeFree.length; i++) {
+            nodeFree[i] = snapshot.nodes().get(i).freeGpuCount();
+        }
         Failure lastFailure = null;
         List<NodeVerdict> verdicts = List.of();
         NodeRailView[][] views = null;
@@ -241,7 +249,7 @@ public final class GangPlanner {
                             | (aligned || !multi || policy.railAlignment() == AffinityPolicy.IGNORE ? 0
                             : PlanCost.ALIGNMENT_RELAXED)
                             | (scopeLimit == Integer.MAX_VALUE && !scope.isAny() ? PlanCost.SCOPE_RELAXED : 0);
-                    Object result = attempt(snapshot, gang, classes, views, aligned, scopeLimit, relax);
+                    Object result = attempt(snapshot, gang, classes, views, aligned, scopeLimit, relax, nodeFree);
                     if (result instanceof Candidate cand) {
                         List<String> planNotices = new ArrayList<>(notices);
                         if (relax != 0) {
@@ -307,10 +315,24 @@ public final class GangPlanner {
                                           Set<String> excluded) {
         List<NodeState> nodes = snapshot.nodes();
         NodeRailView[][] v = new NodeRailView[classes.size()][nodes.size()];
+        // nodes in the same state (same topology instance, GPUs taken, resources) share one view
+        java.util.IdentityHashMap<Object, Integer> specIds = new java.util.IdentityHashMap<>();
         for (int c = 0; c < classes.size(); c++) {
+            Map<TwinKey, NodeRailView> twins = new HashMap<>();
             for (int i = 0; i < nodes.size(); i++) {
-                if (!excluded.contains(nodes.get(i).name())) {
-                    v[c][i] = NodeRailView.of(snapshot, nodes.get(i), classes.get(c).template, limit);
+                NodeState ns = nodes.get(i);
+                if (excluded.contains(ns.name())) {
+                    continue;
+                }
+                Object spec = ns.topology() == null ? TwinKey.class : ns.topology();
+                TwinKey key = new TwinKey(specIds.computeIfAbsent(spec, k -> specIds.size()), ns.allocatedGpus(),
+                        ns.hcaResources(), ns.schedulable());
+                NodeRailView twin = twins.get(key);
+                if (twin != null) {
+                    v[c][i] = twin.forTwin(ns);
+                } else {
+                    v[c][i] = NodeRailView.of(snapshot, ns, classes.get(c).template, limit);
+                    twins.put(key, v[c][i]);
                 }
             }
         }
@@ -341,13 +363,14 @@ public final class GangPlanner {
     // ---- one attempt -------------------------------------------------------------------------------------------
 
     private Object attempt(ClusterSnapshot snapshot, GangRequest gang, List<PodClass> classes,
-                           NodeRailView[][] views, boolean aligned, int scopeLimit, int relax) {
+                           NodeRailView[][] views, boolean aligned, int scopeLimit, int relax, long[] nodeFree) {
         int n = snapshot.nodes().size();
         Map<String, DomainTree> trees = new HashMap<>();
         Candidate onOneNode = null;
         if (aligned) {
             // a gang on one node sends nothing over the rails: any rails will do there
-            Object one = solve(snapshot, classes, views, new RailVector[classes.size()], 0, relax, trees, true);
+            Object one = solve(snapshot, classes, views, new RailVector[classes.size()], 0, relax, trees, true,
+                    Integer.MAX_VALUE, nodeFree);
             if (one instanceof Candidate cand) {
                 onOneNode = cand;
             }
@@ -408,7 +431,11 @@ public final class GangPlanner {
         Candidate best = onOneNode;
         Failure fail = null;
         for (RailVector[] combo : combos) {
-            Object r = solve(snapshot, classes, views, combo, scopeLimit, relax, trees, false);
+            Object r = solve(snapshot, classes, views, combo, scopeLimit, relax, trees, false,
+                    best == null ? Integer.MAX_VALUE : best.cost().tier(), nodeFree);
+            if (r == null) {
+                continue; // cannot beat the best plan's tier
+            }
             if (r instanceof Candidate cand) {
                 if (best == null || cand.cost().compareTo(best.cost()) < 0) {
                     best = cand;
@@ -576,7 +603,7 @@ public final class GangPlanner {
 
     private Object solve(ClusterSnapshot snapshot, List<PodClass> classes, NodeRailView[][] views,
                          RailVector[] combo, int scopeLimit, int relax, Map<String, DomainTree> trees,
-                         boolean probe) {
+                         boolean probe, int bestTier, long[] nodeFree) {
         FabricModel fabric = snapshot.fabric();
         int n = snapshot.nodes().size();
         States st = new States(classes);
@@ -610,7 +637,16 @@ public final class GangPlanner {
             railSet.add(0);
         }
         int[] rails = railSet.stream().mapToInt(Integer::intValue).toArray();
-        DomainTree tree = trees.computeIfAbsent(Arrays.toString(rails), k -> DomainTree.build(snapshot, rails));
+        DomainTree tree = trees.computeIfAbsent(Arrays.toString(rails), k -> DomainTree.of(snapshot, rails));
+        // lower bound on the tier: the lowest level with a domain whose nodes can host every class's pods
+        int lowest = tierLowerBound(classes, views, combo, tree, n);
+        if (lowest > bestTier) {
+            return null;
+        }
+        if (probe && lowest > scopeLimit) {
+            return new Failure(List.of(), null, 0);
+        }
+        long[][] domainFree = tree.freeGpus(nodeFree);
 
         // level 0: node tables
         Table[] level = new Table[n];
@@ -619,7 +655,8 @@ public final class GangPlanner {
             gangGpus += (long) pc.count() * pc.template.gpus();
         }
         for (int i = 0; i < n; i++) {
-            level[i] = nodeTable(st, classes, views, combo, i);
+            level[i] = scopeLimit == 0 && !hostsAll(classes, views, combo, i) ? Table.EMPTY
+                    : nodeTable(st, classes, views, combo, i);
         }
         Table[][] tables = new Table[tree.top + 1][];
         tables[0] = level;
@@ -649,7 +686,7 @@ public final class GangPlanner {
                 if (tb.total(full, tmp) < 0) {
                     continue;
                 }
-                long slack = tree.freeGpus[t][d] - gangGpus;
+                long slack = domainFree[t][d] - gangGpus;
                 if (bestD < 0 || tmp[0] < bh || (tmp[0] == bh && (tmp[1] < bl || (tmp[1] == bl && slack < bs)))) {
                     bestD = d;
                     bh = tmp[0];
@@ -689,6 +726,66 @@ public final class GangPlanner {
             }
         }
         return vs.isEmpty() ? "" : " (rail set " + String.join(", ", vs) + ")";
+    }
+
+    /** @return true when node i alone has room for every class (each counted alone) */
+    private static boolean hostsAll(List<PodClass> classes, NodeRailView[][] views, RailVector[] combo, int i) {
+        for (int c = 0; c < classes.size(); c++) {
+            NodeRailView v = views[c][i];
+            if (v == null || v.capacity(combo[c]) < classes.get(c).count()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the lowest level of the tree with a domain whose nodes together have room for every class (each class
+     * counted alone, so a necessary condition), or {@code tree.top + 1} when none
+     */
+    private static int tierLowerBound(List<PodClass> classes, NodeRailView[][] views, RailVector[] combo,
+                                      DomainTree tree, int n) {
+        int cc = classes.size();
+        long[][] sums = new long[cc][n];
+        int[] need = new int[cc];
+        boolean fits = false;
+        for (int c = 0; c < cc; c++) {
+            need[c] = classes.get(c).count();
+        }
+        for (int i = 0; i < n; i++) {
+            boolean all = true;
+            for (int c = 0; c < cc; c++) {
+                NodeRailView v = views[c][i];
+                sums[c][i] = v == null ? 0 : Math.min(need[c], v.capacity(combo[c]));
+                all &= sums[c][i] >= need[c];
+            }
+            fits |= all;
+        }
+        if (fits) {
+            return 0;
+        }
+        for (int t = 1; t <= tree.top; t++) {
+            int size = tree.size(t);
+            long[][] next = new long[cc][size];
+            boolean any = false;
+            for (int d = 0; d < size; d++) {
+                boolean all = true;
+                for (int c = 0; c < cc; c++) {
+                    long s = 0;
+                    for (int k : tree.children[t][d]) {
+                        s += sums[c][k];
+                    }
+                    next[c][d] = Math.min(s, need[c]);
+                    all &= next[c][d] >= need[c];
+                }
+                any |= all;
+            }
+            if (any) {
+                return t;
+            }
+            sums = next;
+        }
+        return tree.top + 1;
     }
 
     private Table nodeTable(States st, List<PodClass> classes, NodeRailView[][] views, RailVector[] combo, int i) {
@@ -964,26 +1061,29 @@ public final class GangPlanner {
         }
         List<String> all = new ArrayList<>(notices);
         Set<String> seen = new TreeSet<>();
+        Map<String, List<String>> grouped = new LinkedHashMap<>();
         for (PlannedPod p : pods) {
             if (!seen.add(p.node())) {
                 continue;
             }
             NodeState ns = snapshot.node(p.node());
             if (ns.topology() != null && !ns.topology().complete()) {
-                all.add("node " + p.node() + ": NodeTopology incomplete ("
-                        + String.join("; ", ns.topology().warnings()) + ")");
+                grouped.computeIfAbsent("NodeTopology incomplete (" + String.join("; ", ns.topology().warnings())
+                        + ")", k -> new ArrayList<>()).add(p.node());
             }
             if (!snapshot.fabric().isEmpty() && snapshot.fabric().position(p.node()) == null) {
-                all.add("node " + p.node() + " has no fabric position");
+                grouped.computeIfAbsent("no fabric position", k -> new ArrayList<>()).add(p.node());
             }
             for (GpuBinding b : p.gpus()) {
                 if (!b.home()) {
-                    all.add("node " + p.node() + ": GPU" + b.gpu() + " uses " + b.hca() + " (" + b.distance()
-                            + ") because its own rail HCA is not on the pod's networks");
+                    grouped.computeIfAbsent("a GPU uses another HCA than its own pair because its own rail HCA is "
+                            + "not on the pod's networks", k -> new ArrayList<>()).add(p.node());
                     break;
                 }
             }
         }
+        grouped.forEach((what, nodes) -> all.add((nodes.size() == 1 ? "node " : "nodes ")
+                + String.join(", ", nodes) + ": " + what));
         String domain = cand.level() == 0 ? cand.tree().names[0][cand.domain()]
                 : cand.tree().names[cand.level()][cand.domain()];
         return new GangPlan(gang.key(), Arrays.asList(pods), cand.level(), domain, cand.cost(), all);

@@ -1,6 +1,8 @@
 package dev.railyard.scheduler.engine;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Chooses the GPUs pods take on one node, minimising the node-local cost of {@link CostWeights}.
@@ -8,8 +10,8 @@ import java.util.Arrays;
  * <p>Algorithm: for a per-rail demand, every combination of qualifying GPUs per rail is evaluated (depth-first, rails
  * in ascending order, each rail's GPUs nearest first) when there are at most {@link #EXACT_LIMIT} combinations; the
  * first minimum found wins, which makes the choice deterministic. Beyond that limit (only on nodes with many GPUs per
- * rail) each rail takes its nearest GPUs, preferring GPUs in already broken groups, then lower indices. The same
- * holds for a total demand without rails (alignment ignored), over all qualifying GPUs.
+ * rail) each rail takes its nearest GPUs, preferring GPUs in already broken groups, then lower indices. For a total
+ * demand on any rails (alignment ignored) the choice is exact by a knapsack over locality groups.
  */
 final class LocalSelection {
     /** Most combinations evaluated exactly per call. */
@@ -37,23 +39,21 @@ final class LocalSelection {
         int[][] pools;
         int[] need;
         if (demand == null) {
-            pools = new int[][]{filter(view.eligibleAll, taken)};
-            need = new int[]{total};
-        } else {
-            if (demand.length > view.eligibleOnRail.length) {
-                for (int r = view.eligibleOnRail.length; r < demand.length; r++) {
-                    if (demand[r] > 0) {
-                        return null;
-                    }
+            return selectAnyRails(view, taken, total, weights);
+        }
+        if (demand.length > view.eligibleOnRail.length) {
+            for (int r = view.eligibleOnRail.length; r < demand.length; r++) {
+                if (demand[r] > 0) {
+                    return null;
                 }
             }
-            int n = Math.min(demand.length, view.eligibleOnRail.length);
-            pools = new int[n][];
-            need = new int[n];
-            for (int r = 0; r < n; r++) {
-                pools[r] = demand[r] == 0 ? new int[0] : filter(view.eligibleOnRail[r], taken);
-                need[r] = demand[r];
-            }
+        }
+        int n = Math.min(demand.length, view.eligibleOnRail.length);
+        pools = new int[n][];
+        need = new int[n];
+        for (int r = 0; r < n; r++) {
+            pools[r] = demand[r] == 0 ? new int[0] : filter(view.eligibleOnRail[r], taken);
+            need[r] = demand[r];
         }
         long combos = 1;
         for (int r = 0; r < pools.length; r++) {
@@ -77,6 +77,97 @@ final class LocalSelection {
             s.greedy();
         }
         return s.best;
+    }
+
+    /**
+     * Exact choice of {@code total} qualifying GPUs on any rails: the cost splits by locality group (within a group,
+     * the nearest GPUs are taken first and only the count decides whether the group is broken), so a knapsack over
+     * groups finds the minimum in O(groups × total × GPUs per group).
+     */
+    private static Choice selectAnyRails(NodeRailView view, boolean[] taken, int total, CostWeights w) {
+        int[] eligible = filter(view.eligibleAll, taken);
+        if (eligible.length < total) {
+            return null;
+        }
+        int groups = view.rails.groupSize.length;
+        int[] groupFree = view.groupFree.clone();
+        if (taken != null) {
+            for (int i = 0; i < taken.length; i++) {
+                if (taken[i]) {
+                    groupFree[view.rails.group[i]]--;
+                }
+            }
+        }
+        int freeBefore = 0;
+        for (int f : groupFree) {
+            freeBefore += f;
+        }
+        // per group: eligible positions, nearest first then by GPU index (eligibleAll is in that order)
+        List<List<Integer>> byGroup = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            byGroup.add(new ArrayList<>());
+        }
+        for (int p : eligible) {
+            byGroup.get(view.rails.group[p]).add(p);
+        }
+        final long inf = Long.MAX_VALUE / 4;
+        long[][] best = new long[groups + 1][total + 1];
+        int[][] pick = new int[groups + 1][total + 1];
+        for (long[] row : best) {
+            Arrays.fill(row, inf);
+        }
+        best[0][0] = 0;
+        for (int g = 0; g < groups; g++) {
+            List<Integer> ps = byGroup.get(g);
+            int size = view.rails.groupSize[g];
+            boolean brokenBefore = groupFree[g] > 0 && groupFree[g] < size;
+            long[] costOf = new long[ps.size() + 1];
+            long pen = 0;
+            for (int x = 0; x <= ps.size(); x++) {
+                if (x > 0) {
+                    pen += w.penalty(view.binding[ps.get(x - 1)].distance());
+                }
+                int after = groupFree[g] - x;
+                boolean brokenAfter = after > 0 && after < size;
+                costOf[x] = (long) w.pairing() * pen
+                        + (long) w.fragmentation() * ((brokenAfter ? 1 : 0) - (brokenBefore ? 1 : 0));
+            }
+            for (int n = 0; n <= total; n++) {
+                if (best[g][n] == inf) {
+                    continue;
+                }
+                for (int x = 0; x <= ps.size() && n + x <= total; x++) {
+                    long c = best[g][n] + costOf[x];
+                    if (c < best[g + 1][n + x]) {
+                        best[g + 1][n + x] = c;
+                        pick[g + 1][n + x] = x;
+                    }
+                }
+            }
+        }
+        if (best[groups][total] == inf) {
+            return null;
+        }
+        int[] chosen = new int[total];
+        int k = 0;
+        long penalty = 0;
+        int n = total;
+        int[] after = groupFree.clone();
+        for (int g = groups; g >= 1; g--) {
+            int x = pick[g][n];
+            List<Integer> ps = byGroup.get(g - 1);
+            for (int i = 0; i < x; i++) {
+                chosen[k++] = ps.get(i);
+                penalty += w.penalty(view.binding[ps.get(i)].distance());
+            }
+            after[g - 1] -= x;
+            n -= x;
+        }
+        int leftover = freeBefore - total;
+        int broken = brokenDelta(view, groupFree, after);
+        long cost = (long) w.pairing() * penalty + (long) w.fragmentation() * broken + (long) w.tightness() * leftover;
+        Arrays.sort(chosen);
+        return new Choice(chosen, cost, penalty, broken, leftover);
     }
 
     private static int[] filter(int[] positions, boolean[] taken) {

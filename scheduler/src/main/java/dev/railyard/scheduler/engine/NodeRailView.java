@@ -44,6 +44,8 @@ public final class NodeRailView {
     final int[] groupFree;
     private final long podsByResources;
     private final Map<Integer, Integer> railNetwork;
+    /** {@link #reasonsForOnePod()}, computed once and shared with twins. */
+    private final List<List<Reason>> oneCache;
 
     private NodeRailView(NodeState node, PodRequest pod, PcieDistance limit, ClusterSnapshot snapshot) {
         this.node = node;
@@ -82,6 +84,7 @@ public final class NodeRailView {
             }
         }
         this.podsByResources = byRes;
+        this.oneCache = new java.util.concurrent.CopyOnWriteArrayList<>();
         // networks: master netdev on the node, and the rails they reach
         boolean[] netUsable = null;
         Map<Integer, Integer> railNet = new LinkedHashMap<>();
@@ -212,6 +215,34 @@ public final class NodeRailView {
         blockers = List.copyOf(block);
     }
 
+    /** The same view for another node in exactly the same state (same topology instance, GPUs, resources). */
+    private NodeRailView(NodeRailView same, NodeState node) {
+        this.node = node;
+        this.pod = same.pod;
+        this.limit = same.limit;
+        this.rails = same.rails;
+        this.blockers = same.blockers;
+        this.usable = same.usable;
+        this.binding = same.binding;
+        this.eligible = same.eligible;
+        this.eligibleOnRail = same.eligibleOnRail;
+        this.eligibleAll = same.eligibleAll;
+        this.eligiblePerRail = same.eligiblePerRail;
+        this.freeGpus = same.freeGpus;
+        this.groupFree = same.groupFree;
+        this.podsByResources = same.podsByResources;
+        this.railNetwork = same.railNetwork;
+        this.oneCache = same.oneCache;
+    }
+
+    /**
+     * @return this view for another node whose topology (same instance), allocated GPUs, RDMA resources and
+     * schedulability are the same; shares all computed data
+     */
+    NodeRailView forTwin(NodeState twin) {
+        return new NodeRailView(this, twin);
+    }
+
     /**
      * @param snapshot the cluster
      * @param node     the node
@@ -331,6 +362,17 @@ public final class NodeRailView {
 
     /** @return the reasons one pod of this shape cannot go on the node (blockers, then GPUs); empty when it can */
     public List<Reason> reasonsForOnePod() {
+        if (!oneCache.isEmpty()) {
+            return oneCache.get(0);
+        }
+        List<Reason> r = List.copyOf(computeReasonsForOnePod());
+        if (oneCache.isEmpty()) {
+            oneCache.add(r);
+        }
+        return r;
+    }
+
+    private List<Reason> computeReasonsForOnePod() {
         List<Reason> out = new ArrayList<>(blockers);
         int g = pod.gpus();
         if (g == 0 || rails == null || railCount() == 0) {

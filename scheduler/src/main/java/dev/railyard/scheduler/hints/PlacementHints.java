@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.api.topology.Gpu;
+import dev.railyard.api.topology.GpuHcaPair;
 import dev.railyard.api.topology.Hca;
 import dev.railyard.api.topology.HcaPort;
 import dev.railyard.api.topology.NodeTopologySpec;
@@ -31,7 +32,9 @@ import java.util.TreeSet;
 
 /**
  * Builds the {@code railyard.dev/placement} hint for one planned pod from the plan, the node's topology, the pod's
- * networks and the fabric, and turns it into annotations. Pure; thread-safe.
+ * networks and the fabric, and turns it into annotations. Pure; thread-safe. The hint also carries the node's whole
+ * rail map ({@code nodeGpus}: every paired GPU with its own HCA) so that {@code railyard env} can re-pair when the
+ * device plugin hands the pod other GPUs than planned.
  *
  * <p>Per GPU (local-rank order): the rail HCA the plan bound it to, that HCA's first active port, the port's netdev
  * that is the master of one of the pod's networks (else its first netdev), and that network with the pod interface
@@ -85,42 +88,23 @@ public final class PlacementHints {
             }
         }
         List<PlacementHint.GpuHint> gh = new ArrayList<>();
+        List<PlacementHint.GpuHint> nodeGpus = new ArrayList<>();
+        if (spec != null) {
+            List<GpuHcaPair> pairs = new ArrayList<>(spec.pairs());
+            pairs.sort(java.util.Comparator.comparingInt(GpuHcaPair::gpu));
+            for (GpuHcaPair pair : pairs) {
+                nodeGpus.add(gpuHint(pair.gpu(), pair.hca(), pair.rail(), pair.distance(), hcas, gpus, byMaster,
+                        sels, snapshot, null));
+            }
+        }
         Set<String> ibHca = new LinkedHashSet<>();
         Set<String> ranges = new LinkedHashSet<>();
         PcieDistance worst = PcieDistance.PIX;
         for (GpuBinding b : pod.gpus()) {
-            Hca hca = hcas.get(b.hca());
-            HcaPort port = firstUpPort(hca);
-            int portNo = port == null ? 1 : port.number();
-            String netdev = null;
-            Integer net = null;
-            if (port != null) {
-                for (String nd : port.netdevs()) {
-                    if (byMaster.containsKey(nd)) {
-                        netdev = nd;
-                        net = byMaster.get(nd);
-                        break;
-                    }
-                }
-                if (netdev == null && !port.netdevs().isEmpty()) {
-                    netdev = port.netdevs().get(0);
-                }
-            }
-            String network = null;
-            String iface = null;
-            if (net != null) {
-                NetworkSelection s = sels.get(net);
-                network = s.key();
-                iface = s.podInterface();
-                SecondaryNetwork sn = snapshot.network(s.key());
-                if (sn.range() != null) {
-                    ranges.add(sn.range());
-                }
-            }
-            Gpu g = gpus.get(b.gpu());
-            gh.add(new PlacementHint.GpuHint(b.gpu(), g == null ? null : g.uuid(), g == null ? null : g.pciBusId(),
-                    b.hca(), portNo, netdev, b.rail(), b.distance(), network, iface));
-            ibHca.add(b.hca() + ":" + portNo);
+            PlacementHint.GpuHint h = gpuHint(b.gpu(), b.hca(), b.rail(), b.distance(), hcas, gpus, byMaster, sels,
+                    snapshot, ranges);
+            gh.add(h);
+            ibHca.add(b.hca() + ":" + h.port());
             if (b.distance().compareTo(worst) > 0) {
                 worst = b.distance();
             }
@@ -142,7 +126,44 @@ public final class PlacementHints {
                 ibHca.isEmpty() ? null : "=" + String.join(",", ibHca), SOCKET_IFNAME,
                 range == null ? null : range[0], range == null ? null : range[1], gdr);
         return new PlacementHint(PlacementHint.VERSION, pod.node(), plan.gang(), plan.pods().size(), pod.rank(),
-                fabric, gh, nccl);
+                fabric, gh, nccl, nodeGpus);
+    }
+
+    /** One GPU with its HCA, that HCA's first active port and the pod's network on that port's netdev. */
+    private static PlacementHint.GpuHint gpuHint(int gpu, String hcaName, int rail, PcieDistance distance,
+                                                 Map<String, Hca> hcas, Map<Integer, Gpu> gpus,
+                                                 Map<String, Integer> byMaster, List<NetworkSelection> sels,
+                                                 ClusterSnapshot snapshot, Set<String> ranges) {
+        HcaPort port = firstUpPort(hcas.get(hcaName));
+        int portNo = port == null ? 1 : port.number();
+        String netdev = null;
+        Integer net = null;
+        if (port != null) {
+            for (String nd : port.netdevs()) {
+                if (byMaster.containsKey(nd)) {
+                    netdev = nd;
+                    net = byMaster.get(nd);
+                    break;
+                }
+            }
+            if (netdev == null && !port.netdevs().isEmpty()) {
+                netdev = port.netdevs().get(0);
+            }
+        }
+        String network = null;
+        String iface = null;
+        if (net != null) {
+            NetworkSelection s = sels.get(net);
+            network = s.key();
+            iface = s.podInterface();
+            SecondaryNetwork sn = snapshot.network(s.key());
+            if (ranges != null && sn.range() != null) {
+                ranges.add(sn.range());
+            }
+        }
+        Gpu g = gpus.get(gpu);
+        return new PlacementHint.GpuHint(gpu, g == null ? null : g.uuid(), g == null ? null : g.pciBusId(), hcaName,
+                portNo, netdev, rail, distance, network, iface);
     }
 
     private static HcaPort firstUpPort(Hca hca) {

@@ -49,6 +49,8 @@ public sealed interface TlsSettings {
                 KeyStore ks = KeyStore.getInstance("PKCS12");
                 ks.load(in, password);
                 return context(ks, password);
+            } catch (java.nio.file.NoSuchFileException e) {
+                throw new TlsException("cannot load PKCS#12 keystore " + keystore + ": no such file");
             } catch (IOException | GeneralSecurityException e) {
                 throw new TlsException("cannot load PKCS#12 keystore " + keystore + ": " + e.getMessage());
             }
@@ -79,6 +81,8 @@ public sealed interface TlsSettings {
                     throw new TlsException("no PEM certificate in " + certificateChain);
                 }
                 chain = certs.toArray(new Certificate[0]);
+            } catch (java.nio.file.NoSuchFileException e) {
+                throw new TlsException("cannot read certificate chain " + certificateChain + ": no such file");
             } catch (IOException | GeneralSecurityException e) {
                 throw new TlsException("cannot read certificate chain " + certificateChain + ": " + e.getMessage());
             }
@@ -99,6 +103,8 @@ public sealed interface TlsSettings {
             String text;
             try {
                 text = Files.readString(privateKey, StandardCharsets.US_ASCII);
+            } catch (java.nio.file.NoSuchFileException e) {
+                throw new TlsException("cannot read private key " + privateKey + ": no such file");
             } catch (IOException e) {
                 throw new TlsException("cannot read private key " + privateKey + ": " + e.getMessage());
             }

@@ -93,7 +93,7 @@ class ServeCommandTest {
         Files.writeString(cfg, "placement:\n  neutralScore: lots\n");
         assertThatThrownBy(() -> parse("--config", cfg.toString()).resolve())
                 .isInstanceOf(InputException.class)
-                .hasMessageStartingWith(cfg + ":2:17: bad value for \"placement.neutralScore\": ");
+                .hasMessage(cfg + ":2:17: bad value for \"placement.neutralScore\": not a valid integer");
         assertThatThrownBy(() -> parse("--config", dir.resolve("missing.yaml").toString()).resolve())
                 .isInstanceOf(InputException.class).hasMessage(dir.resolve("missing.yaml") + ": no such config file");
     }

@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,14 +91,12 @@ class HintBackfillTest {
     @Test
     void waitsForTheBindThenPatches() throws Exception {
         String uid = pod("w-1", null, null);
-        AtomicInteger attempts = new AtomicInteger();
-        var b = backfill((p, n) -> new HintLookup.Hints(Map.of(HintAnnotations.RAILS, "0")), 10, 5);
+        // up to 200 attempts 40 ms apart: several seconds for the test to bind the pod
+        var b = backfill((p, n) -> new HintLookup.Hints(Map.of(HintAnnotations.RAILS, "0")), 200, 5);
         // the webhook saw the Binding before the API server stored it: the first attempts find no nodeName
         CompletionStage<Outcome> done = b.enqueue(new PodRef("prod", "w-1", uid), "gpu-a1", "cold cache");
-        org.awaitility.Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> {
-            attempts.incrementAndGet();
-            return server.getRequestCount() >= 3; // create + at least two reads of the unbound pod
-        });
+        // create + at least two reads of the unbound pod
+        org.awaitility.Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> server.getRequestCount() >= 3);
         client.pods().inNamespace("prod").withName("w-1").edit(p -> new PodBuilder(p).editSpec()
                 .withNodeName("gpu-a1").endSpec().build());
         assertThat(await(done)).isEqualTo(Outcome.PATCHED);

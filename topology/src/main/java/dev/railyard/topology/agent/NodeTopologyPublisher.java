@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -31,9 +32,8 @@ import java.util.Objects;
  * resources, so the API server's answer is never bound to the model classes (a newer CRD with more fields does not
  * break an older agent). A server that answers the apply of a missing object with 404 (some test servers do; a real
  * API server creates it) gets a create instead, and one that does not implement server-side apply at all (415
- * Unsupported Media Type, as fabric8's mock server in CRUD mode) gets JSON merge patches from then on. A merge patch
- * replaces lists whole and cannot remove a field by leaving it out; every nullable field of the model sits inside a
- * list except {@code status.observedTime}, which is never cleared once set, so the result is the same object. Errors from
+ * Unsupported Media Type, as fabric8's mock server in CRUD mode) gets JSON Patches from then on, each replacing
+ * {@code spec} or {@code status} whole, which leaves the same object as the apply. Errors from
  * the API server propagate as {@link KubernetesClientException}. Thread-safe if the client is.
  */
 public final class NodeTopologyPublisher implements NodeTopologySink {
@@ -68,43 +68,52 @@ public final class NodeTopologyPublisher implements NodeTopologySink {
      */
     @Override
     public void publish(DesiredNodeTopology desired) {
-        Resource<GenericKubernetesResource> resource = client.genericKubernetesResources(CONTEXT)
+        Resource<GenericKubernetesResource> named = client.genericKubernetesResources(CONTEXT)
                 .withName(desired.nodeName());
         Map<String, Object> object = skeleton(desired.nodeName(), true);
         if (desired.spec() != null) {
             object.put("spec", desired.spec());
         }
-        String body = json(object);
+        GenericKubernetesResource body = client.getKubernetesSerialization().unmarshal(json(object),
+                GenericKubernetesResource.class);
         try {
-            write(resource, body);
+            write(() -> client.genericKubernetesResources(CONTEXT).resource(body).fieldManager(FIELD_MANAGER)
+                    .forceConflicts().serverSideApply(), named, "/spec", desired.spec());
         } catch (KubernetesClientException e) {
             if (e.getCode() != 404) {
                 throw e;
             }
-            client.genericKubernetesResources(CONTEXT)
-                    .resource(client.getKubernetesSerialization().unmarshal(body, GenericKubernetesResource.class))
-                    .create();
+            client.genericKubernetesResources(CONTEXT).resource(body).create();
         }
         Map<String, Object> status = skeleton(desired.nodeName(), false);
         status.put("status", desired.status());
-        write(resource.subresource("status"), json(status));
+        String statusBody = json(status);
+        EditReplacePatchable<GenericKubernetesResource> statusResource = named.subresource("status");
+        write(() -> statusResource.patch(applyContext(), statusBody), statusResource, "/status", desired.status());
     }
 
-    /** Applies {@code body}; on a server without server-side apply (415) uses, from then on, a JSON merge patch. */
-    private void write(EditReplacePatchable<GenericKubernetesResource> target, String body) {
+    /**
+     * Runs {@code apply}. On a server without server-side apply (415) it writes, from then on, a JSON Patch
+     * (RFC 6902) {@code add} of {@code value} at {@code path} of {@code target}, which replaces that part whole.
+     */
+    private void write(Runnable apply, EditReplacePatchable<GenericKubernetesResource> target, String path,
+                       Object value) {
         if (!applyUnsupported) {
             try {
-                target.patch(applyContext(), body);
+                apply.run();
                 return;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 415) {
                     throw e;
                 }
                 applyUnsupported = true;
-                LOG.warn("API server refuses server-side apply (415); writing NodeTopology with JSON merge patches");
+                LOG.warn("API server refuses server-side apply (415); writing NodeTopology with JSON patches");
             }
         }
-        target.patch(PatchContext.of(PatchType.JSON_MERGE), body);
+        if (value != null) {
+            target.patch(PatchContext.of(PatchType.JSON),
+                    json(List.of(Map.of("op", "add", "path", path, "value", value))));
+        }
     }
 
     private static Map<String, Object> skeleton(String name, boolean labels) {
@@ -121,6 +130,20 @@ public final class NodeTopologyPublisher implements NodeTopologySink {
         context.setFieldManager(FIELD_MANAGER);
         context.setForce(true);
         return context;
+    }
+
+    /**
+     * @param desired an object to publish
+     * @return the whole object as JSON, as the agent would write it (metadata, spec, status; no nulls), for
+     *         {@code railyard agent --dry-run} and bug reports
+     */
+    public static String toJson(DesiredNodeTopology desired) {
+        Map<String, Object> object = skeleton(desired.nodeName(), true);
+        if (desired.spec() != null) {
+            object.put("spec", desired.spec());
+        }
+        object.put("status", desired.status());
+        return json(object);
     }
 
     /** @return the apply body Jackson writes for {@code value} (nulls and {@code isX()} methods left out) */

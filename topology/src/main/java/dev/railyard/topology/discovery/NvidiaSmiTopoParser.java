@@ -81,8 +81,6 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
     /** A device heading: a name with a digit in it ({@code NIC3}, {@code mlx5_0}, {@code rocep1s0f0}). */
     private static final Pattern DEVICE_NAME =
             Pattern.compile("(?=[^\\d]*\\d)[A-Za-z][A-Za-z0-9]*(?:[_.:-][A-Za-z0-9]+)*");
-    private static final Pattern CELL = Pattern.compile("X|NV(\\d+)|PIX|PXB|PHB|NODE|SYS|SOC");
-    private static final Pattern TAIL_VALUE = Pattern.compile("N/A|\\d+(?:-\\d+)?(?:,\\d+(?:-\\d+)?)*");
     private static final Pattern HIDDEN_NICS =
             Pattern.compile("(\\d+) NICs found in the topology, only displaying (\\d+)");
     private static final Pattern LEGEND_ENTRY = Pattern.compile("\\s*NIC(\\d+)\\s*:\\s*(\\S+)\\s*");
@@ -116,17 +114,70 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
     private record Cell(PcieDistance distance, int nvlinks, boolean self) {
         static final Cell SELF = new Cell(null, 0, true);
 
-        static Cell of(Matcher m) {
-            String t = m.group();
-            return switch (t) {
-                case "X" -> SELF;
-                case "PIX" -> new Cell(PcieDistance.PIX, 0, false);
-                case "PXB" -> new Cell(PcieDistance.PXB, 0, false);
-                case "PHB" -> new Cell(PcieDistance.PHB, 0, false);
-                case "NODE" -> new Cell(PcieDistance.NODE, 0, false);
-                case "SYS", "SOC" -> new Cell(PcieDistance.SYS, 0, false);
-                default -> new Cell(null, Integer.parseInt(m.group(1)), false);
-            };
+        private static final Cell PIX = new Cell(PcieDistance.PIX, 0, false);
+        private static final Cell PXB = new Cell(PcieDistance.PXB, 0, false);
+        private static final Cell PHB = new Cell(PcieDistance.PHB, 0, false);
+        private static final Cell NODE = new Cell(PcieDistance.NODE, 0, false);
+        private static final Cell SYS = new Cell(PcieDistance.SYS, 0, false);
+        private static final String[] WORDS = {"PIX", "PXB", "PHB", "NODE", "SYS", "SOC"};
+        private static final Cell[] WORD_CELLS = {PIX, PXB, PHB, NODE, SYS, SYS};
+
+        /**
+         * @return the length of the cell token ({@code X}, {@code NV#}, {@code PIX}, {@code PXB}, {@code PHB},
+         *         {@code NODE}, {@code SYS}, old {@code SOC}) starting at {@code pos}, or 0 when none starts there
+         */
+        static int length(String t, int pos) {
+            if (t.startsWith("X", pos)) {
+                return 1;
+            }
+            for (String w : WORDS) {
+                if (t.startsWith(w, pos)) {
+                    return w.length();
+                }
+            }
+            if (t.startsWith("NV", pos)) {
+                int end = pos + 2;
+                while (end < t.length() && end < pos + 6 && Character.isDigit(t.charAt(end))) {
+                    end++;
+                }
+                return end > pos + 2 ? end - pos : 0;
+            }
+            return 0;
+        }
+
+        /** @return true when the whole text is one cell token */
+        static boolean is(String t) {
+            return !t.isEmpty() && length(t, 0) == t.length();
+        }
+
+        /** @param t exactly one cell token, as checked by {@link #length} */
+        static Cell of(String t) {
+            if (t.equals("X")) {
+                return SELF;
+            }
+            for (int i = 0; i < WORDS.length; i++) {
+                if (t.equals(WORDS[i])) {
+                    return WORD_CELLS[i];
+                }
+            }
+            return new Cell(null, Integer.parseInt(t.substring(2)), false);
+        }
+
+        /** @return true for the affinity columns' values: CPU lists ({@code 0-47,96-143}), NUMA ids, {@code N/A} */
+        static boolean isTailValue(String t) {
+            if (t.equals("N/A")) {
+                return true;
+            }
+            if (t.isEmpty() || !Character.isDigit(t.charAt(0)) || !Character.isDigit(t.charAt(t.length() - 1))) {
+                return false;
+            }
+            for (int i = 0; i < t.length(); i++) {
+                char c = t.charAt(i);
+                if (!Character.isDigit(c) && c != ',' && c != '-') {
+                    return false;
+                }
+            }
+            return true;
         }
 
         @Override
@@ -230,7 +281,7 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
             for (Column c : columns) {
                 byName.put(c.name(), c);
             }
-            noteBeforeHeader(header.lineIdx());
+            readNotes(header.lineIdx());
             rows = new RowDraft[columns.size()];
             readRows(header, matrixEnd);
             for (RowDraft r : rows) {
@@ -293,7 +344,7 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
                     tail.add(t);
                     continue;
                 }
-                if (CELL.matcher(t).matches() || !DEVICE_NAME.matcher(t).matches()) {
+                if (Cell.is(t) || !DEVICE_NAME.matcher(t).matches()) {
                     return null;
                 }
                 Matcher g = GPU_COLUMN.matcher(t);
@@ -306,6 +357,10 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
                     gpusDone = true;
                     cols.add(new Column(t, cols.size(), -1, col));
                 }
+            }
+            if (!gpusDone && tail.isEmpty()) {
+                // GPU columns only and no affinity columns: another GPU matrix (topo -p2p, nvlink), not topo -m
+                return null;
             }
             Map<String, Column> seen = new HashMap<>();
             for (Column c : cols) {
@@ -323,7 +378,7 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
             return t.contains("Affinity") || t.equals("GPU NUMA ID");
         }
 
-        /** @return true when a matrix row follows the header; end[0] = first line after the matrix, end[1] = last row */
+        /** @return true when a matrix row follows; sets end[0] = first line after the matrix, end[1] = last row */
         private boolean hasRow(Header h, int[] end) {
             Map<String, Column> names = new HashMap<>();
             h.columns().forEach(c -> names.put(c.name(), c));
@@ -360,7 +415,7 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
 
         private static boolean secondIsCell(String line) {
             Matcher m = TOKEN.matcher(line);
-            return m.find() && m.find() && (CELL.matcher(m.group()).lookingAt());
+            return m.find() && m.find() && Cell.length(m.group(), 0) > 0;
         }
 
         private InputException noMatrix(Header candidate) {
@@ -389,16 +444,16 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
                     + "GPU0 GPU1 ... NIC0 ... CPU Affinity) in %d lines", source, lines.size()));
         }
 
-        private void noteBeforeHeader(int headerIdx) {
+        private void readNotes(int headerIdx) {
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
-                Matcher m = HIDDEN_NICS.matcher(line);
-                if (m.find()) {
+                Matcher m = line.contains("NICs found") ? HIDDEN_NICS.matcher(line) : null;
+                if (m != null && m.find()) {
                     damaged = true;
                     warn(i + 1, m.start() + 1, "nvidia-smi shows only " + m.group(2) + " of " + m.group(1)
                             + " NICs; the hidden NICs' distances are unknown (not absent, not far)");
                 }
-                if (i < headerIdx) {
+                if (i < headerIdx && line.contains("topo")) {
                     Matcher mp = TOPO_MP.matcher(line);
                     if (mp.find()) {
                         warn(i + 1, mp.start() + 1, "matrix from nvidia-smi topo -mp: GPU-GPU cells are PCIe "
@@ -452,7 +507,7 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
                 int start = m.start();
                 boolean sharesField = tabbed && prevText != null && !hasTab(line, prevEnd, start);
                 prevEnd = m.end();
-                if (!inTail && TAIL_VALUE.matcher(text).matches()) {
+                if (!inTail && Cell.isTailValue(text)) {
                     inTail = true;
                 }
                 if (inTail) {
@@ -476,7 +531,7 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
             }
             int split = 0;
             while (split < all.size() && (all.get(split).cell() != null
-                    || !TAIL_VALUE.matcher(all.get(split).text()).matches())) {
+                    || !Cell.isTailValue(all.get(split).text()))) {
                 split++;
             }
             RowDraft r = new RowDraft(self, lineNo, labelEnd + 1, List.copyOf(all.subList(0, split)),
@@ -500,16 +555,20 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
 
         /** Splits a token into known cell tokens; a single invalid token when it is not made of them. */
         private static List<Tok> splitCells(String text, int col) {
-            Matcher m = CELL.matcher(text);
+            int len = Cell.length(text, 0);
+            if (len == text.length()) {
+                return List.of(new Tok(text, col, Cell.of(text)));
+            }
             List<Tok> parts = new ArrayList<>();
             int pos = 0;
             while (pos < text.length()) {
-                m.region(pos, text.length());
-                if (!m.lookingAt()) {
+                len = Cell.length(text, pos);
+                if (len == 0) {
                     return List.of(new Tok(text, col, null));
                 }
-                parts.add(new Tok(m.group(), col + pos, Cell.of(m)));
-                pos = m.end();
+                String part = text.substring(pos, pos + len);
+                parts.add(new Tok(part, col + pos, Cell.of(part)));
+                pos += len;
             }
             return parts;
         }
@@ -737,12 +796,14 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
                     }
                     Cell a = cell(g, peer);
                     Cell b = cell(peer, g);
-                    int nv = a != null && a.nvlinks() > 0 ? a.nvlinks() : b != null && b.nvlinks() > 0 ? b.nvlinks() : 0;
+                    int nv = a != null && a.nvlinks() > 0 ? a.nvlinks()
+                            : b != null && b.nvlinks() > 0 ? b.nvlinks() : 0;
                     if (nv > 0) {
                         links.add(new NvLink(peer.gpuIndex(), nv));
                     }
                 }
-                GpuListing.Identity id = identities.getOrDefault(g.gpuIndex(), new GpuListing.Identity(null, null, null));
+                GpuListing.Identity id = identities.getOrDefault(g.gpuIndex(),
+                        new GpuListing.Identity(null, null, null));
                 gpus.add(new Gpu(g.gpuIndex(), id.uuid(), id.pciBusId(), gpuNuma[gi], id.model(), links, null));
             }
             gpus.sort((x, y) -> Integer.compare(x.index(), y.index()));
@@ -864,8 +925,8 @@ public final class NvidiaSmiTopoParser implements TopologyParser {
             Map<Integer, String> legend = new LinkedHashMap<>();
             Map<Integer, Integer> legendLine = new HashMap<>();
             for (int i = from; i < to; i++) {
-                Matcher m = LEGEND_ENTRY.matcher(lines.get(i));
-                if (m.matches()) {
+                Matcher m = lines.get(i).contains("NIC") ? LEGEND_ENTRY.matcher(lines.get(i)) : null;
+                if (m != null && m.matches()) {
                     int nic = Integer.parseInt(m.group(1));
                     if (legend.putIfAbsent(nic, m.group(2)) == null) {
                         legendLine.put(nic, i + 1);

@@ -140,11 +140,14 @@ public final class NodeGraph {
     }
 
     private final Graph<Vertex, Link> graph;
+    private final Map<String, Map<Integer, PcieDistance>> distanceByHca;
     private final Map<Link, GpuHcaPair> railEdges;
     private final Set<String> excluded;
 
-    private NodeGraph(Graph<Vertex, Link> graph, Map<Link, GpuHcaPair> railEdges, Set<String> excluded) {
+    private NodeGraph(Graph<Vertex, Link> graph, Map<String, Map<Integer, PcieDistance>> distanceByHca,
+                      Map<Link, GpuHcaPair> railEdges, Set<String> excluded) {
         this.graph = graph;
+        this.distanceByHca = distanceByHca;
         this.railEdges = railEdges;
         this.excluded = excluded;
     }
@@ -186,7 +189,7 @@ public final class NodeGraph {
             attach(g, bridges, v, gpu.pcieParent(), gpu.numaNode());
             for (NvLink nv : gpu.nvlinks()) {
                 Vertex peer = new GpuVertex(nv.peer());
-                if (g.containsVertex(peer) && !g.containsEdge(v, peer) && !v.equals(peer)) {
+                if (g.containsVertex(peer)) {
                     link(g, v, peer, LinkKind.NVLINK, null, nv.links());
                 }
             }
@@ -194,11 +197,13 @@ public final class NodeGraph {
         for (Hca hca : spec.hcas()) {
             attach(g, bridges, new HcaVertex(hca.name()), hca.pcieParent(), hca.numaNode());
         }
+        Map<String, Map<Integer, PcieDistance>> byHca = new HashMap<>();
         for (GpuHcaDistance d : spec.distances()) {
             Vertex gv = new GpuVertex(d.gpu());
             Vertex hv = new HcaVertex(d.hca());
-            if (g.containsVertex(gv) && g.containsVertex(hv) && !g.containsEdge(gv, hv)) {
-                link(g, gv, hv, LinkKind.PCIE_PATH, d.distance(), 0);
+            if (g.containsVertex(gv) && g.containsVertex(hv)
+                    && link(g, gv, hv, LinkKind.PCIE_PATH, d.distance(), 0)) {
+                byHca.computeIfAbsent(d.hca(), k -> new HashMap<>()).put(d.gpu(), d.distance());
             }
         }
         Map<Link, GpuHcaPair> rails = new HashMap<>();
@@ -212,7 +217,7 @@ public final class NodeGraph {
         for (ExcludedHca x : spec.excluded()) {
             out.add(x.hca());
         }
-        return new NodeGraph(new AsUnmodifiableGraph<>(g), rails, out);
+        return new NodeGraph(new AsUnmodifiableGraph<>(g), byHca, rails, out);
     }
 
     /**
@@ -234,13 +239,8 @@ public final class NodeGraph {
      * @return the distance class between them, or null when unknown (or either device is not in the graph)
      */
     public PcieDistance distance(int gpu, String hca) {
-        Vertex gv = new GpuVertex(gpu);
-        Vertex hv = new HcaVertex(hca);
-        if (!graph.containsVertex(gv) || !graph.containsVertex(hv)) {
-            return null;
-        }
-        Link e = graph.getEdge(gv, hv);
-        return e == null ? null : e.distance();
+        Map<Integer, PcieDistance> column = distanceByHca.get(hca);
+        return column == null ? null : column.get(gpu);
     }
 
     /**
@@ -321,13 +321,21 @@ public final class NodeGraph {
         return v;
     }
 
-    private static void link(Graph<Vertex, Link> g, Vertex a, Vertex b, LinkKind kind, PcieDistance d, int nv) {
-        if (a.equals(b) || g.containsEdge(a, b)) {
-            return;
+    /** Adds an edge unless it is a loop or the two vertices are already linked; @return true when added */
+    private static boolean link(Graph<Vertex, Link> g, Vertex a, Vertex b, LinkKind kind, PcieDistance d, int nv) {
+        if (a.equals(b)) {
+            return false;
         }
         Link e = new Link(kind, d, nv);
-        g.addEdge(a, b, e);
-        g.setEdgeWeight(e, d == null ? 0 : weight(d));
+        if (!g.addEdge(a, b, e)) {
+            return false;
+        }
+        if (d != null) {
+            g.setEdgeWeight(e, weight(d));
+        } else {
+            g.setEdgeWeight(e, 0);
+        }
+        return true;
     }
 
     private static String safe(String s) {

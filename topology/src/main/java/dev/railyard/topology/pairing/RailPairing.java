@@ -459,9 +459,9 @@ public final class RailPairing {
                     far.computeIfAbsent(p.distance(), k -> new ArrayList<>()).add("GPU" + p.gpu());
                 }
             }
-            far.forEach((d, list) -> notes.add(NOTE_PREFIX + String.join(", ", list) + (list.size() == 1 ? " reaches its"
-                    : " reach their") + " rail HCA only at " + d + "; NCCL uses GPUDirect RDMA only up to PXB unless"
-                    + " NCCL_NET_GDR_LEVEL is raised"));
+            far.forEach((d, list) -> notes.add(NOTE_PREFIX + String.join(", ", list)
+                    + (list.size() == 1 ? " reaches its" : " reach their") + " rail HCA only at " + d
+                    + "; NCCL uses GPUDirect RDMA only up to PXB unless NCCL_NET_GDR_LEVEL is raised"));
             Map<Integer, List<String>> byIndex = new TreeMap<>();
             unknownOf.forEach((g, list) -> byIndex.put(gpus.get(g).index(), list));
             byIndex.forEach((index, unknown) -> notes.add(NOTE_PREFIX + "GPU" + index + " not paired: " + (unknown
@@ -487,7 +487,8 @@ public final class RailPairing {
             }
             if (!undecided.isEmpty()) {
                 notes.add(NOTE_PREFIX + abbreviate(undecided) + (undecided.size() == 1 ? " is" : " are")
-                        + " neither rail nor excluded: distances to " + abbreviate(unknownGpus.stream().map(i -> "GPU" + i).toList())
+                        + " neither rail nor excluded: distances to "
+                        + abbreviate(unknownGpus.stream().map(i -> "GPU" + i).toList())
                         + " unknown");
             }
             if (!spare.isEmpty()) {

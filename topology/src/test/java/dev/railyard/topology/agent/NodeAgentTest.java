@@ -143,6 +143,29 @@ class NodeAgentTest {
     }
 
     @Test
+    void firstWriteIsAServerSideApplyByTheRailyardAgentFieldManager() throws Exception {
+        try (AgentRig rig = rig("case-07", null)) {
+            rig.agent.refreshOnce();
+            io.fabric8.mockwebserver.http.RecordedRequest first = null;
+            for (int i = server.getRequestCount(); i > 0 && first == null; i--) {
+                var r = server.takeRequest(1, java.util.concurrent.TimeUnit.SECONDS);
+                if (r != null && "PATCH".equals(r.getMethod())) {
+                    first = r;
+                }
+            }
+            assertThat(first).isNotNull();
+            assertThat(first.getPath()).isEqualTo("/apis/railyard.dev/v1alpha1/nodetopologies/node-a"
+                    + "?fieldManager=railyard-agent&force=true");
+            assertThat(first.getHeader("Content-Type")).startsWith("application/apply-patch+yaml");
+            // What goes into the apply body: no nulls (an absent field, not a null, is what SSA expects) and none of
+            // the records' isX() helpers, which are not in the CRD schema.
+            String spec = NodeTopologyPublisher.json(stored().getSpec());
+            assertThat(spec).startsWith("{\"source\":\"SYSFS\"").doesNotContain(":null")
+                    .doesNotContain("\"up\":").doesNotContain("\"software\":");
+        }
+    }
+
+    @Test
     void pluginConfigMapsEachResourceToTheHcaOfItsIfName() throws Exception {
         try (AgentRig rig = rig("case-01", RdmaSharedDevicePluginConfigTest.resource(
                 "per-rail-rdma-shared-config.json"))) {

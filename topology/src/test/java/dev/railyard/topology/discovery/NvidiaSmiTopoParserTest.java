@@ -131,6 +131,18 @@ class NvidiaSmiTopoParserTest {
     }
 
     @Test
+    void skipsGpuOnlyMatricesOfOtherCommands() {
+        // a GPU-by-GPU matrix without affinity columns (the shape of nvidia-smi topo -p2p) before the topo -m one
+        String text = "$ nvidia-smi topo -p2p r\n \tGPU0\tGPU1\tGPU2\n GPU0\tX\tOK\tOK\n GPU1\tOK\tX\tOK\n"
+                + " GPU2\tOK\tOK\tX\n\n" + fixture("case-11-3gpu-mixed-nvlink-2nic-phb.txt");
+        NodeTopologySpec node = parser.parseText("p2p.txt", text);
+
+        assertThat(node.complete()).isTrue();
+        assertThat(node.hcas()).extracting(Hca::name).containsExactly("mlx5_0", "mlx5_1");
+        assertThat(distance(node, 2, "mlx5_0")).isEqualTo(PcieDistance.PHB);
+    }
+
+    @Test
     void notesTopoMpAndHiddenNics() {
         NodeTopologySpec mp = parser.parseText("mp.txt", fixture("case-16-8gpu-14nic-topo-mp-nic-down.txt"));
         assertThat(mp.warnings()).anySatisfy(w -> assertThat(w).startsWith("mp.txt:1:27: matrix from nvidia-smi "

@@ -70,6 +70,7 @@ class NodeGraphTest {
                 NodeGraph.LinkKind.PCIE_UPLINK, NodeGraph.LinkKind.NUMA_LOCAL, NodeGraph.LinkKind.PCIE_PATH);
         assertThat(graph.graph().containsEdge(new NodeGraph.GpuVertex(0),
                 new NodeGraph.BridgeVertex("0000:18:00.0", PcieBridge.Kind.SWITCH))).isTrue();
-        assertThat(graph.toDot()).contains("bridge_0000_18_00_0 [ label=\"0000:18:00.0\\nSWITCH\" shape=\"diamond\" ];");
+        assertThat(graph.toDot())
+                .contains("bridge_0000_18_00_0 [ label=\"0000:18:00.0\\nSWITCH\" shape=\"diamond\" ];");
     }
 }

@@ -60,6 +60,16 @@ class NodeNameScanTest {
     }
 
     @Test
+    void longStringsWithManyEscapesAreSkippedWordWise() {
+        // 100,000 escaped quotes, falling at every offset modulo 8 (5-byte period), then the closing quote; escaping
+        // that closing quote must leave the string unterminated and send the body to the full parse
+        String escaped = "ab\\\"c".repeat(100_000);
+        String body = "[{\"Name\":\"a\",\"Annotations\":{\"k\":\"" + escaped + "\"},\"Z\":\"" + "x".repeat(13) + "\"}]}";
+        assertThat(NodeNameScan.scanLastValue(utf8(body), 0, true)).containsExactly("a");
+        assertThat(NodeNameScan.scanLastValue(utf8(body.replace("\"},\"Z\"", "\\\"},\"Z\"")), 0, true)).isNull();
+    }
+
+    @Test
     void tooDeepInsideASkippedValueFallsBackAndIsRefused() {
         int depth = WireJson.MAX_NESTING_DEPTH;
         String deep = "[".repeat(depth) + "]".repeat(depth);

@@ -1,0 +1,80 @@
+package dev.railyard.scheduler.cluster;
+
+import dev.railyard.topology.InputException;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One-shot {@link ClusterObjects} for commands that run once ({@code railyard explain}, {@code railyard pools}):
+ * every {@link WatchedKind} listed once, cluster-wide, with no informers.
+ */
+public final class ClusterListing {
+    private ClusterListing() {
+    }
+
+    /** Same as {@link #listOnce(KubernetesClient, List)}, dropping the notes. */
+    public static ClusterObjects listOnce(KubernetesClient client) {
+        return listOnce(client, new ArrayList<>());
+    }
+
+    /**
+     * Lists every watched kind once (custom resources across all namespaces). A custom resource whose CRD is not
+     * installed (404), or that the caller may not list (403), is put in {@link ClusterObjects#disabled()} with a note
+     * and the listing goes on; such a failure for Nodes or Pods, and any failure to reach the API server, ends it.
+     *
+     * @param client a client (its default namespace is ignored)
+     * @param notes  receives one line per kind left out
+     * @return the objects, {@code synced} true, {@code version} 0
+     * @throws InputException naming the kind and the API server when a core kind cannot be listed
+     */
+    public static ClusterObjects listOnce(KubernetesClient client, List<String> notes) {
+        Map<WatchedKind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>();
+        Set<WatchedKind> disabled = new LinkedHashSet<>();
+        for (WatchedKind kind : WatchedKind.ALL) {
+            ResourceDefinitionContext ctx = new ResourceDefinitionContext.Builder()
+                    .withGroup(kind.group()).withVersion(kind.version()).withKind(kind.kind())
+                    .withPlural(kind.plural()).withNamespaced(kind.namespaced()).build();
+            try {
+                var resources = client.genericKubernetesResources(ctx);
+                List<GenericKubernetesResource> items = kind.namespaced()
+                        ? resources.inAnyNamespace().list().getItems() : resources.list().getItems();
+                for (GenericKubernetesResource r : items) {
+                    // list items come without apiVersion and kind
+                    r.setApiVersion(kind.apiVersion());
+                    r.setKind(kind.kind());
+                }
+                objects.put(kind, List.copyOf(items));
+            } catch (KubernetesClientException e) {
+                int code = e.getCode();
+                if (kind.optional() && (code == 404 || code == 403)) {
+                    disabled.add(kind);
+                    objects.put(kind, List.of());
+                    notes.add(kind + (code == 404 ? " is not installed" : " cannot be listed (forbidden)") + ": "
+                            + kind.feature() + " is off");
+                    continue;
+                }
+                throw new InputException("cannot list " + kind.plural() + " from " + client.getMasterUrl() + ": "
+                        + (code > 0 ? "HTTP " + code + " " : "") + oneLine(e.getMessage()), e);
+            }
+        }
+        return new ClusterObjects(Instant.now(), 0, objects, disabled, true);
+    }
+
+    private static String oneLine(String s) {
+        if (s == null) {
+            return "no answer";
+        }
+        String t = s.replaceAll("\\s+", " ").trim();
+        return t.length() > 200 ? t.substring(0, 200) + "..." : t;
+    }
+}

@@ -1,0 +1,222 @@
+package dev.railyard.scheduler.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.railyard.api.topology.NodeTopologyStatus;
+import dev.railyard.api.volcano.HyperNode;
+import dev.railyard.api.volcano.PodGroup;
+import dev.railyard.scheduler.engine.ClusterSnapshot;
+import dev.railyard.scheduler.engine.GangRequest;
+import dev.railyard.scheduler.engine.PlacementPolicy;
+import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.engine.SecondaryNetwork;
+import dev.railyard.scheduler.ipam.AddressPools;
+import dev.railyard.scheduler.ipam.NetworkVerdict;
+import dev.railyard.scheduler.ipam.PodNetworksRequest;
+import dev.railyard.scheduler.ipam.PoolStatus;
+import dev.railyard.scheduler.ipam.PoolVerdict;
+import dev.railyard.topology.InputException;
+import dev.railyard.topology.fabric.FabricLabelKeys;
+import dev.railyard.topology.fabric.FabricModel;
+import dev.railyard.topology.fabric.HyperNodeFabric;
+import dev.railyard.topology.fabric.NodeLabelFabric;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The engine's view of one {@link ClusterObjects}: the {@link ClusterSnapshot} (nodes, secondary networks, fabric,
+ * address pools), PodGroups and pods, built once and immutable. The one place where Kubernetes objects become engine
+ * inputs, used by the live service and by {@code railyard explain} / {@code pools} alike.
+ *
+ * <ul>
+ *   <li>Nodes: {@link NodeStateConverter} (labels, schedulability, NodeTopology, GPUs held, HCA resources).</li>
+ *   <li>Secondary networks: one per NetworkAttachmentDefinition, its {@code master}, range and IPPool name as the
+ *       address pools resolve them (the MacvlanNetwork that rendered it included); without pools, the
+ *       {@code master} of its CNI config.</li>
+ *   <li>Fabric: the one given, else Volcano HyperNodes when there are any (an inconsistent set is reported and
+ *       the node labels used instead), else node labels ({@link FabricLabelKeys#defaults()}), else none (every node
+ *       equidistant, and the engine says so).</li>
+ *   <li>PodGroups: {@link VolcanoObjectConverter}; pods: {@link PodView}.</li>
+ * </ul>
+ * Bad objects are skipped with a warning naming them ({@link #warnings()}); building the view never throws for one.
+ *
+ * @param objects       the objects it was built from
+ * @param snapshot      the engine's snapshot
+ * @param podGroups     PodGroups by {@code namespace/name}
+ * @param pods          pods by {@code namespace/name}
+ * @param gpuAccounting node → how its allocated GPUs were found ({@link NodeStateConverter.Result#gpuAccounting()})
+ * @param rdmaResources every RDMA extended resource some node advertises
+ * @param topologyStatuses node → the NodeTopology status its agent published (absent when none or unreadable)
+ * @param warnings      objects skipped or partly read, one line each, naming them
+ */
+public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<String, PodGroup> podGroups,
+                          Map<String, PodView> pods, Map<String, String> gpuAccounting, Set<String> rdmaResources,
+                          Map<String, NodeTopologyStatus> topologyStatuses, List<String> warnings) {
+    public ClusterView {
+        podGroups = Collections.unmodifiableMap(new LinkedHashMap<>(podGroups));
+        pods = Collections.unmodifiableMap(new LinkedHashMap<>(pods));
+        gpuAccounting = Map.copyOf(gpuAccounting);
+        rdmaResources = Set.copyOf(rdmaResources);
+        topologyStatuses = Map.copyOf(topologyStatuses);
+        warnings = List.copyOf(warnings);
+    }
+
+    /**
+     * @param objects the cluster objects
+     * @param pools   the address pools, already updated with {@link IpamSnapshotConverter#convert} of the same
+     *                objects; null when unknown (pool checks are then skipped by the engine, which says so)
+     * @param fabric  the fabric to use, or null to take it from HyperNodes or node labels
+     * @return the view
+     */
+    public static ClusterView of(ClusterObjects objects, AddressPools pools, FabricModel fabric) {
+        List<String> warnings = new ArrayList<>();
+        Map<String, PodView> pods = new LinkedHashMap<>();
+        Map<String, List<PodView>> byNode = new TreeMap<>();
+        for (GenericKubernetesResource r : objects.of(WatchedKind.POD)) {
+            try {
+                PodView p = PodView.of(r);
+                pods.put(p.key(), p);
+                if (p.node() != null) {
+                    byNode.computeIfAbsent(p.node(), k -> new ArrayList<>()).add(p);
+                }
+            } catch (IllegalArgumentException e) {
+                warnings.add(ObjectFields.describe(r) + ": " + e.getMessage() + "; skipped");
+            }
+        }
+        Converted<NodeStateConverter.Result> nodes = NodeStateConverter.convert(objects, byNode);
+        warnings.addAll(nodes.warnings());
+        Converted<Map<String, PodGroup>> groups = VolcanoObjectConverter.podGroups(objects);
+        warnings.addAll(groups.warnings());
+        FabricModel model = fabric;
+        if (model == null) {
+            Map<String, Map<String, String>> labels = new TreeMap<>();
+            nodes.value().nodes().forEach(n -> labels.put(n.name(), n.labels()));
+            Converted<List<HyperNode>> hyper = VolcanoObjectConverter.hyperNodes(objects);
+            warnings.addAll(hyper.warnings());
+            if (!hyper.value().isEmpty()) {
+                try {
+                    model = HyperNodeFabric.build(hyper.value(), labels);
+                } catch (InputException e) {
+                    warnings.add("HyperNodes: " + e.getMessage() + "; the fabric is taken from node labels instead");
+                }
+            }
+            if (model == null) {
+                model = NodeLabelFabric.build(labels, FabricLabelKeys.defaults());
+            }
+        }
+        List<SecondaryNetwork> networks = networks(objects, pools, warnings);
+        ClusterSnapshot snapshot = new ClusterSnapshot(nodes.value().nodes(), networks, model, pools);
+        return new ClusterView(objects, snapshot, groups.value(), pods, nodes.value().gpuAccounting(),
+                nodes.value().rdmaResources(), nodes.value().topologies(), warnings);
+    }
+
+    private static List<SecondaryNetwork> networks(ClusterObjects objects, AddressPools pools,
+                                                   List<String> warnings) {
+        List<SecondaryNetwork> out = new ArrayList<>();
+        for (GenericKubernetesResource r : objects.of(WatchedKind.NETWORK_ATTACHMENT_DEFINITION)) {
+            if (r.getMetadata() == null || r.getMetadata().getName() == null) {
+                continue;
+            }
+            String ns = r.getMetadata().getNamespace() == null ? "default" : r.getMetadata().getNamespace();
+            String name = r.getMetadata().getName();
+            String master = null;
+            String range = null;
+            String pool = null;
+            if (pools != null) {
+                PoolVerdict v = pools.check(PodNetworksRequest.ofAnnotation(ns, ns + "/" + name), 0, null);
+                if (!v.networks().isEmpty()) {
+                    NetworkVerdict nv = v.networks().get(0);
+                    master = nv.master();
+                    if (!nv.pools().isEmpty()) {
+                        PoolStatus s = nv.pools().get(0);
+                        range = s.range();
+                        pool = s.poolName();
+                    }
+                }
+            }
+            if (master == null) {
+                master = cniMaster(ObjectFields.text(ObjectFields.at(r, "spec", "config")));
+            }
+            out.add(new SecondaryNetwork(ns, name, master, range, pool));
+        }
+        return out;
+    }
+
+    /** @return the {@code master} of a CNI config or of the first conflist plugin that has one, or null */
+    static String cniMaster(String config) {
+        if (config == null || config.isBlank()) {
+            return null;
+        }
+        try {
+            JsonNode root = NodeStateConverter.RECORDS.readTree(config);
+            if (root.path("master").isTextual()) {
+                return root.path("master").asText();
+            }
+            for (JsonNode p : root.path("plugins")) {
+                if (p.path("master").isTextual()) {
+                    return p.path("master").asText();
+                }
+            }
+        } catch (Exception e) {
+            return null;
+        }
+        return null;
+    }
+
+    /** @return the pod of that {@code namespace/name}, or null */
+    public PodView pod(String key) {
+        return pods.get(key);
+    }
+
+    /** @return the PodGroup of that {@code namespace/name}, or null */
+    public PodGroup podGroup(String key) {
+        return podGroups.get(key);
+    }
+
+    /** @return the PodGroup the pod names in {@code scheduling.k8s.io/group-name}, or null */
+    public PodGroup podGroupOf(PodView pod) {
+        String g = pod.podGroupName();
+        return g == null ? null : podGroups.get(pod.namespace() + "/" + g);
+    }
+
+    /** @return the pods naming this PodGroup, in rank order ({@link PodView#RANK_ORDER}) */
+    public List<PodView> members(PodGroup group) {
+        List<PodView> out = new ArrayList<>();
+        for (PodView p : pods.values()) {
+            if (p.namespace().equals(group.namespace()) && group.name().equals(p.podGroupName())) {
+                out.add(p);
+            }
+        }
+        out.sort(PodView.RANK_ORDER);
+        return out;
+    }
+
+    /** @return the engine's request for the pod (RDMA resources being those some node advertises) */
+    public PodRequest request(PodView pod) {
+        return pod.request(rdmaResources);
+    }
+
+    /**
+     * @param name      gang name for messages and plans ({@code namespace} is the pods')
+     * @param group     the PodGroup, or null for pods without one
+     * @param members   the pods to place, in rank order; at least one
+     * @param jobAnnotations annotations of the Volcano Job, or null when unknown (a PodGroup carries its Job's)
+     * @return the gang, its policy resolved from the hints on the first pod, the PodGroup and the Job
+     * @throws InputException naming the annotation when a hint is malformed
+     */
+    public GangRequest gang(String name, PodGroup group, List<PodView> members, Map<String, String> jobAnnotations) {
+        if (members.isEmpty()) {
+            throw new IllegalArgumentException("gang " + name + " has no pods");
+        }
+        List<PodRequest> requests = members.stream().map(this::request).toList();
+        PlacementPolicy policy = PlacementPolicy.resolve(jobAnnotations, group, members.get(0).annotations(),
+                snapshot.fabric());
+        return new GangRequest(members.get(0).namespace(), name, requests, policy);
+    }
+}

@@ -1,0 +1,328 @@
+package dev.railyard.scheduler.cluster;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.api.hints.PlacementHint;
+import dev.railyard.api.topology.AllocatedGpu;
+import dev.railyard.api.topology.Gpu;
+import dev.railyard.api.topology.Hca;
+import dev.railyard.api.topology.NodeTopologySpec;
+import dev.railyard.api.topology.NodeTopologyStatus;
+import dev.railyard.api.topology.PodAllocation;
+import dev.railyard.api.topology.RdmaResourceStatus;
+import dev.railyard.scheduler.engine.HcaResource;
+import dev.railyard.scheduler.engine.NodeState;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Nodes, their NodeTopologies and the pods bound to them → the engine's {@link NodeState}s.
+ *
+ * <ul>
+ *   <li><b>Labels</b> from {@code metadata.labels}.</li>
+ *   <li><b>Schedulable</b> unless {@code spec.unschedulable} is true (cordoned) or the {@code Ready} condition exists
+ *       with a status other than {@code True}; a node without conditions (a hand-written snapshot) counts as ready.
+ *       Taints are kube-scheduler's business and not looked at.</li>
+ *   <li><b>Topology</b>: the spec of the NodeTopology named after the node; a node without one, or whose spec cannot
+ *       be read (a warning names it), has none, and the engine says so for pods that need GPUs.</li>
+ *   <li><b>GPUs already allocated</b>, per pod bound to the node that is not finished and requests
+ *       {@code nvidia.com/gpu}, from the first source that knows: (1) the NodeTopology status written by the node
+ *       agent ({@code status.allocations} entry of the pod, GPU indices from the kubelet's PodResources API);
+ *       (2) the pod's {@code railyard.dev/placement} hint (version 1, for this node); (3) the request count alone,
+ *       in which case the lowest free indices are assumed taken (the count is right; which GPUs is a guess, said in
+ *       {@link Result#gpuAccounting()}). GPUs in {@code status.allocatedGpus} held by pods not in the snapshot count
+ *       too.</li>
+ *   <li><b>HCA resources</b> (rdma-shared-dev-plugin): the resources the NodeTopology status maps to HCAs, plus
+ *       {@code status.allocatable} entries named {@code rdma/...} or {@code <prefix>/<HCA name>}
+ *       ({@code nvidia.com/mlx5_0}, a convention only); capacity = the Node's {@code status.allocatable} (else
+ *       {@code capacity}, else the agent's count); the HCA is the one the agent maps the resource to when it maps
+ *       exactly one, else the HCA named by the resource; allocated = the sum of the requests of the node's bound,
+ *       unfinished pods.</li>
+ * </ul>
+ */
+public final class NodeStateConverter {
+    /** Jackson 2 reader for the {@code api} records (unknown fields skipped: schema additions are additive). */
+    static final ObjectMapper RECORDS = JsonMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+
+    /**
+     * The nodes and what was learned on the way.
+     *
+     * @param nodes         one state per readable Node, in object order
+     * @param gpuAccounting node name → how its allocated GPUs were found, for people
+     *                      ({@code "node agent: 2 pods; placement hint: 1 pod"}); absent for nodes with no GPU pods
+     * @param rdmaResources every RDMA extended resource name seen on any node
+     * @param topologies    node name → its NodeTopology status, for nodes whose agent published one
+     */
+    public record Result(List<NodeState> nodes, Map<String, String> gpuAccounting, Set<String> rdmaResources,
+                         Map<String, NodeTopologyStatus> topologies) {
+        public Result {
+            nodes = List.copyOf(nodes);
+            gpuAccounting = Map.copyOf(gpuAccounting);
+            rdmaResources = Set.copyOf(rdmaResources);
+            topologies = Map.copyOf(topologies);
+        }
+    }
+
+    private NodeStateConverter() {
+    }
+
+    /**
+     * @param objects    the cluster objects (Nodes and NodeTopologies are read)
+     * @param podsByNode pods bound to each node (any phase; finished ones are skipped here)
+     * @return the node states, with a warning per object that could not be used
+     */
+    public static Converted<Result> convert(ClusterObjects objects, Map<String, List<PodView>> podsByNode) {
+        List<String> warnings = new ArrayList<>();
+        Map<String, GenericKubernetesResource> topologies = new HashMap<>();
+        for (GenericKubernetesResource t : objects.of(WatchedKind.NODE_TOPOLOGY)) {
+            if (t.getMetadata() != null && t.getMetadata().getName() != null) {
+                topologies.put(t.getMetadata().getName(), t);
+            }
+        }
+        List<NodeState> nodes = new ArrayList<>();
+        Map<String, String> accounting = new TreeMap<>();
+        Set<String> rdma = new TreeSet<>();
+        Map<String, NodeTopologyStatus> statuses = new TreeMap<>();
+        Set<String> seen = new HashSet<>();
+        for (GenericKubernetesResource n : objects.of(WatchedKind.NODE)) {
+            String name = n.getMetadata() == null ? null : n.getMetadata().getName();
+            if (name == null || !seen.add(name)) {
+                warnings.add(ObjectFields.describe(n) + ": " + (name == null ? "no name" : "listed twice")
+                        + "; skipped");
+                continue;
+            }
+            try {
+                nodes.add(node(n, name, topologies.get(name), podsByNode.getOrDefault(name, List.of()), accounting,
+                        rdma, statuses, warnings));
+            } catch (RuntimeException e) {
+                warnings.add("Node " + name + ": " + IpamSnapshotConverter.oneLine(e.getMessage()) + "; skipped");
+            }
+        }
+        for (String t : new TreeSet<>(topologies.keySet())) {
+            if (!seen.contains(t)) {
+                warnings.add("NodeTopology " + t + ": no Node of that name; ignored");
+            }
+        }
+        return new Converted<>(new Result(nodes, accounting, rdma, statuses), warnings);
+    }
+
+    private static NodeState node(GenericKubernetesResource n, String name, GenericKubernetesResource topo,
+                                  List<PodView> pods, Map<String, String> accounting, Set<String> rdma,
+                                  Map<String, NodeTopologyStatus> statuses, List<String> warnings) {
+        boolean cordoned = Boolean.TRUE.equals(ObjectFields.at(n, "spec", "unschedulable"))
+                || "true".equals(ObjectFields.text(ObjectFields.at(n, "spec", "unschedulable")));
+        boolean ready = true;
+        for (Object c : ObjectFields.list(ObjectFields.at(n, "status", "conditions"))) {
+            if ("Ready".equals(ObjectFields.text(ObjectFields.at(c, "type")))) {
+                ready = "True".equals(ObjectFields.text(ObjectFields.at(c, "status")));
+            }
+        }
+        NodeTopologySpec spec = null;
+        NodeTopologyStatus status = null;
+        if (topo != null) {
+            Object rawSpec = ObjectFields.at(topo, "spec");
+            if (rawSpec == null) {
+                warnings.add("NodeTopology " + name + ": no spec; the node is treated as having no topology");
+            } else {
+                try {
+                    spec = RECORDS.convertValue(rawSpec, NodeTopologySpec.class);
+                } catch (IllegalArgumentException e) {
+                    warnings.add("NodeTopology " + name + ": spec cannot be read ("
+                            + IpamSnapshotConverter.oneLine(e.getMessage())
+                            + "); the node is treated as having no topology");
+                }
+            }
+            Object rawStatus = ObjectFields.at(topo, "status");
+            if (rawStatus != null) {
+                try {
+                    status = RECORDS.convertValue(rawStatus, NodeTopologyStatus.class);
+                    statuses.put(name, status);
+                } catch (IllegalArgumentException e) {
+                    warnings.add("NodeTopology " + name + ": status cannot be read ("
+                            + IpamSnapshotConverter.oneLine(e.getMessage())
+                            + "); GPUs held are taken from the pods instead");
+                }
+            }
+        }
+        List<PodView> holding = pods.stream().filter(PodView::holdsDevices).toList();
+        Set<Integer> gpus = allocatedGpus(name, spec, status, holding, accounting, warnings);
+        List<HcaResource> resources = hcaResources(n, name, spec, status, holding, warnings);
+        resources.forEach(r -> rdma.add(r.resource()));
+        return new NodeState(name, ObjectFields.labels(n), spec, gpus, resources, !cordoned && ready);
+    }
+
+    private static Set<Integer> allocatedGpus(String node, NodeTopologySpec spec, NodeTopologyStatus status,
+                                              List<PodView> pods, Map<String, String> accounting,
+                                              List<String> warnings) {
+        Set<Integer> taken = new TreeSet<>();
+        Map<String, PodAllocation> byPod = new HashMap<>();
+        if (status != null) {
+            taken.addAll(status.allocatedGpus());
+            for (PodAllocation a : status.allocations()) {
+                byPod.put(a.namespace() + "/" + a.name(), a);
+            }
+        }
+        int fromAgent = 0;
+        int fromHint = 0;
+        int fromCount = 0;
+        int unknown = 0;
+        for (PodView p : pods) {
+            int want = p.gpus();
+            if (want <= 0) {
+                continue;
+            }
+            PodAllocation a = byPod.get(p.key());
+            if (a != null) {
+                int known = 0;
+                for (AllocatedGpu g : a.gpus()) {
+                    if (g.index() != null) {
+                        taken.add(g.index());
+                        known++;
+                    }
+                }
+                fromAgent++;
+                unknown += Math.max(0, want - known);
+                continue;
+            }
+            List<Integer> hinted = hintGpus(p, node, warnings);
+            if (hinted != null) {
+                taken.addAll(hinted);
+                fromHint++;
+                unknown += Math.max(0, want - hinted.size());
+                continue;
+            }
+            fromCount++;
+            unknown += want;
+        }
+        if (unknown > 0 && spec != null) {
+            int left = unknown;
+            for (Gpu g : spec.gpus()) {
+                if (left == 0) {
+                    break;
+                }
+                if (taken.add(g.index())) {
+                    left--;
+                }
+            }
+            if (left > 0) {
+                warnings.add("Node " + node + ": its pods hold " + left + " more GPUs than the node has free");
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        if (fromAgent > 0) {
+            parts.add("node agent: " + pods(fromAgent));
+        }
+        if (fromHint > 0) {
+            parts.add("placement hint: " + pods(fromHint));
+        }
+        if (fromCount > 0) {
+            parts.add("request count: " + pods(fromCount) + " (lowest free GPU indices assumed)");
+        }
+        if (parts.isEmpty() && status != null && !status.allocatedGpus().isEmpty()) {
+            parts.add("node agent: GPUs " + status.allocatedGpus());
+        }
+        if (!parts.isEmpty()) {
+            accounting.put(node, String.join("; ", parts));
+        }
+        return taken;
+    }
+
+    private static String pods(int n) {
+        return n + (n == 1 ? " pod" : " pods");
+    }
+
+    /** @return the GPU indices of the pod's version-1 placement hint for this node, or null when it has none */
+    static List<Integer> hintGpus(PodView p, String node, List<String> warnings) {
+        String json = p.annotations().get(HintAnnotations.PLACEMENT);
+        if (json == null || json.isBlank()) {
+            return null;
+        }
+        try {
+            PlacementHint h = RECORDS.readValue(json, PlacementHint.class);
+            if (h.version() != PlacementHint.VERSION || !node.equals(h.node())) {
+                return null;
+            }
+            return h.gpus().stream().map(PlacementHint.GpuHint::gpu).toList();
+        } catch (Exception e) {
+            warnings.add("Pod " + p.key() + ": annotation " + HintAnnotations.PLACEMENT + " cannot be read ("
+                    + IpamSnapshotConverter.oneLine(e.getMessage()) + "); its GPUs are counted from its request");
+            return null;
+        }
+    }
+
+    private static List<HcaResource> hcaResources(GenericKubernetesResource n, String node, NodeTopologySpec spec,
+                                                  NodeTopologyStatus status, List<PodView> pods,
+                                                  List<String> warnings) {
+        Set<String> hcaNames = new HashSet<>();
+        if (spec != null) {
+            for (Hca h : spec.hcas()) {
+                hcaNames.add(h.name());
+            }
+        }
+        Map<String, String> hcaOf = new LinkedHashMap<>();
+        Map<String, Integer> agentCount = new HashMap<>();
+        if (status != null) {
+            for (RdmaResourceStatus r : status.rdmaResources()) {
+                hcaOf.put(r.resourceName(), r.hcas().size() == 1 ? r.hcas().get(0) : null);
+                if (r.allocatable() != null) {
+                    agentCount.put(r.resourceName(), r.allocatable());
+                }
+            }
+        }
+        Map<String, String> allocatable = ObjectFields.strings(ObjectFields.at(n, "status", "allocatable"));
+        if (allocatable.isEmpty()) {
+            allocatable = ObjectFields.strings(ObjectFields.at(n, "status", "capacity"));
+        }
+        for (String key : allocatable.keySet()) {
+            int slash = key.indexOf('/');
+            String suffix = slash < 0 ? key : key.substring(slash + 1);
+            if (hcaOf.containsKey(key)) {
+                continue;
+            }
+            if (key.startsWith("rdma/") || (slash > 0 && hcaNames.contains(suffix))) {
+                hcaOf.put(key, hcaNames.contains(suffix) ? suffix : null);
+            }
+        }
+        List<HcaResource> out = new ArrayList<>();
+        for (var e : hcaOf.entrySet()) {
+            String res = e.getKey();
+            long capacity;
+            String raw = allocatable.get(res);
+            if (raw != null) {
+                try {
+                    capacity = ObjectFields.quantity(raw).longValue();
+                } catch (IllegalArgumentException ex) {
+                    warnings.add("Node " + node + ": status.allocatable." + res + " " + ex.getMessage()
+                            + "; counted as 0 slots");
+                    capacity = 0;
+                }
+            } else {
+                capacity = agentCount.getOrDefault(res, 0);
+            }
+            String hca = e.getValue();
+            if (hca == null) {
+                int slash = res.indexOf('/');
+                String suffix = slash < 0 ? res : res.substring(slash + 1);
+                hca = hcaNames.contains(suffix) ? suffix : null;
+            }
+            long used = 0;
+            for (PodView p : pods) {
+                used += p.devices(res);
+            }
+            out.add(new HcaResource(res, hca, capacity, used));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,223 @@
+package dev.railyard.scheduler.cluster;
+
+import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.api.hints.PlacementHint;
+import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.ipam.PodNetworksRequest;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The fields of a core/v1 Pod that placement reads, taken from its generic form.
+ *
+ * <p>Requests are the pod's <em>effective</em> requests by Kubernetes' rule ({@code k8s.io/component-helpers}
+ * {@code resource.PodRequests}): per container, {@code resources.requests}, with {@code resources.limits} standing in
+ * for a resource that has a limit and no request (the API server's defaulting); summed over app containers and
+ * restartable (sidecar, {@code restartPolicy: Always}) init containers; at least each other init container plus the
+ * sidecars declared before it; plus {@code spec.overhead}. Amounts are in base units (devices for extended resources).
+ *
+ * @param namespace   {@code metadata.namespace}
+ * @param name        {@code metadata.name}
+ * @param node        {@code spec.nodeName}, or null when not bound
+ * @param phase       {@code status.phase}, or empty when absent
+ * @param terminating true when {@code metadata.deletionTimestamp} is set
+ * @param labels      {@code metadata.labels}
+ * @param annotations {@code metadata.annotations}
+ * @param hostNetwork {@code spec.hostNetwork}
+ * @param requests    effective requests, by resource name
+ */
+public record PodView(String namespace, String name, String node, String phase, boolean terminating,
+                      Map<String, String> labels, Map<String, String> annotations, boolean hostNetwork,
+                      Map<String, BigDecimal> requests) {
+    /** The NVIDIA device plugin's GPU resource. */
+    public static final String GPU_RESOURCE = "nvidia.com/gpu";
+    /** Volcano's pod annotation naming the PodGroup ({@code job_controller_util.go createJobPod}). */
+    public static final String GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name";
+    /** Volcano's pod annotation with the task name. */
+    public static final String TASK_SPEC_ANNOTATION = "volcano.sh/task-spec";
+    /** Volcano's pod annotation with the replica index within the task. */
+    public static final String TASK_INDEX_ANNOTATION = "volcano.sh/task-index";
+    /** Volcano's pod annotation with the Volcano Job name. */
+    public static final String JOB_NAME_ANNOTATION = "volcano.sh/job-name";
+
+    public PodView {
+        labels = labels == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(labels));
+        annotations = annotations == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(annotations));
+        requests = requests == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(requests));
+        phase = phase == null ? "" : phase;
+    }
+
+    /**
+     * @param pod a Pod in generic form
+     * @return its view
+     * @throws IllegalArgumentException naming the container and resource when a quantity cannot be read, or when the
+     *                                  pod has no name
+     */
+    public static PodView of(GenericKubernetesResource pod) {
+        if (pod.getMetadata() == null || pod.getMetadata().getName() == null) {
+            throw new IllegalArgumentException("pod has no metadata.name");
+        }
+        String ns = pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
+        Object spec = ObjectFields.at(pod, "spec");
+        String node = ObjectFields.text(ObjectFields.at(spec, "nodeName"));
+        String phase = ObjectFields.text(ObjectFields.at(pod, "status", "phase"));
+        boolean hostNetwork = Boolean.TRUE.equals(ObjectFields.at(spec, "hostNetwork"))
+                || "true".equals(ObjectFields.text(ObjectFields.at(spec, "hostNetwork")));
+        return new PodView(ns, pod.getMetadata().getName(), node == null || node.isEmpty() ? null : node, phase,
+                pod.getMetadata().getDeletionTimestamp() != null, ObjectFields.labels(pod),
+                ObjectFields.annotations(pod), hostNetwork, effectiveRequests(spec));
+    }
+
+    /** Kubernetes' effective pod requests (see the class comment). */
+    static Map<String, BigDecimal> effectiveRequests(Object spec) {
+        Map<String, BigDecimal> apps = new TreeMap<>();
+        for (Object c : ObjectFields.list(ObjectFields.at(spec, "containers"))) {
+            add(apps, containerRequests(c, "containers"));
+        }
+        Map<String, BigDecimal> sidecars = new TreeMap<>();
+        Map<String, BigDecimal> initMax = new TreeMap<>();
+        for (Object c : ObjectFields.list(ObjectFields.at(spec, "initContainers"))) {
+            Map<String, BigDecimal> r = containerRequests(c, "initContainers");
+            if ("Always".equals(ObjectFields.text(ObjectFields.at(c, "restartPolicy")))) {
+                add(sidecars, r);
+                max(initMax, sidecars);
+            } else {
+                Map<String, BigDecimal> withSidecars = new TreeMap<>(sidecars);
+                add(withSidecars, r);
+                max(initMax, withSidecars);
+            }
+        }
+        Map<String, BigDecimal> out = new TreeMap<>(apps);
+        add(out, sidecars);
+        max(out, initMax);
+        Map<String, Object> overhead = ObjectFields.map(ObjectFields.at(spec, "overhead"));
+        for (var e : overhead.entrySet()) {
+            out.merge(e.getKey(), quantity(e.getValue(), "spec.overhead." + e.getKey()), BigDecimal::add);
+        }
+        return out;
+    }
+
+    private static Map<String, BigDecimal> containerRequests(Object container, String list) {
+        String cname = ObjectFields.text(ObjectFields.at(container, "name"));
+        String where = list + "[" + (cname == null ? "?" : cname) + "].resources.";
+        Map<String, BigDecimal> out = new TreeMap<>();
+        Map<String, Object> requests = ObjectFields.map(ObjectFields.at(container, "resources", "requests"));
+        Map<String, Object> limits = ObjectFields.map(ObjectFields.at(container, "resources", "limits"));
+        for (var e : requests.entrySet()) {
+            out.put(e.getKey(), quantity(e.getValue(), where + "requests." + e.getKey()));
+        }
+        for (var e : limits.entrySet()) {
+            if (!out.containsKey(e.getKey())) {
+                out.put(e.getKey(), quantity(e.getValue(), where + "limits." + e.getKey()));
+            }
+        }
+        return out;
+    }
+
+    private static BigDecimal quantity(Object v, String where) {
+        try {
+            return ObjectFields.quantity(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void add(Map<String, BigDecimal> into, Map<String, BigDecimal> r) {
+        r.forEach((k, v) -> into.merge(k, v, BigDecimal::add));
+    }
+
+    private static void max(Map<String, BigDecimal> into, Map<String, BigDecimal> r) {
+        r.forEach((k, v) -> into.merge(k, v, BigDecimal::max));
+    }
+
+    /** @return {@code namespace/name}, the form whereabouts writes as podref */
+    public String key() {
+        return namespace + "/" + name;
+    }
+
+    /** @return whole devices of a resource, rounded up; 0 when not requested */
+    public long devices(String resource) {
+        BigDecimal v = requests.get(resource);
+        return v == null ? 0 : v.setScale(0, RoundingMode.CEILING).longValue();
+    }
+
+    /** @return {@code nvidia.com/gpu} devices requested */
+    public int gpus() {
+        return (int) Math.min(Integer.MAX_VALUE, devices(GPU_RESOURCE));
+    }
+
+    /** @return true when the pod has run to completion or failed (it holds no devices any more) */
+    public boolean finished() {
+        return phase.equals("Succeeded") || phase.equals("Failed");
+    }
+
+    /** @return true when bound to a node and not finished: it holds its GPUs and RDMA slots there */
+    public boolean holdsDevices() {
+        return node != null && !finished();
+    }
+
+    /**
+     * @return the pod's {@code railyard.dev/placement} hint when it is readable, of version
+     *         {@value PlacementHint#VERSION} and for the node the pod is bound to; else null
+     */
+    public PlacementHint placementHint() {
+        String json = annotations.get(HintAnnotations.PLACEMENT);
+        if (json == null || json.isBlank() || node == null) {
+            return null;
+        }
+        try {
+            PlacementHint h = NodeStateConverter.RECORDS.readValue(json, PlacementHint.class);
+            return h.version() == PlacementHint.VERSION && node.equals(h.node()) ? h : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /** @return the PodGroup name from Volcano's annotation, or null */
+    public String podGroupName() {
+        String g = annotations.get(GROUP_NAME_ANNOTATION);
+        return g == null || g.isBlank() ? null : g;
+    }
+
+    /**
+     * @param rdmaResources names of RDMA extended resources (requests of other resources are left out)
+     * @return the engine's request for this pod
+     */
+    public PodRequest request(Set<String> rdmaResources) {
+        Map<String, Long> rdma = new TreeMap<>();
+        for (String r : requests.keySet()) {
+            if (rdmaResources.contains(r) || r.startsWith("rdma/")) {
+                long d = devices(r);
+                if (d > 0) {
+                    rdma.put(r, d);
+                }
+            }
+        }
+        return new PodRequest(namespace, name, gpus(), rdma, PodNetworksRequest.of(namespace, annotations),
+                hostNetwork);
+    }
+
+    /** Order of pods in a gang: task name, task index (numeric), then pod name. */
+    public static final java.util.Comparator<PodView> RANK_ORDER = java.util.Comparator
+            .comparing((PodView p) -> p.annotations().getOrDefault(TASK_SPEC_ANNOTATION, ""))
+            .thenComparingLong(p -> index(p.annotations().get(TASK_INDEX_ANNOTATION)))
+            .thenComparing(PodView::name);
+
+    private static long index(String s) {
+        if (s == null) {
+            return Long.MAX_VALUE;
+        }
+        try {
+            return Long.parseLong(s.trim());
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+}

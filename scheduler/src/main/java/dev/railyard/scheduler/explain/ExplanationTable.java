@@ -1,0 +1,271 @@
+package dev.railyard.scheduler.explain;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Renders an {@link Explanation} for people: per gang the verdict, the placements as a table, the node reasons
+ * aggregated kube-scheduler style with the nodes named under each reason (every node's reasons with
+ * {@code nodeDetail}), then the pools as a table with their stale holders, then warnings and notes.
+ */
+public final class ExplanationTable {
+    /** Stale holders listed per pool before "and N more". */
+    static final int STALE_SHOWN = 10;
+
+    private ExplanationTable() {
+    }
+
+    /**
+     * @param e          the explanation
+     * @param nodeDetail true to list every node's reasons, not only the aggregate
+     * @return the text, lines ending in {@code \n}
+     */
+    public static String render(Explanation e, boolean nodeDetail) {
+        StringBuilder b = new StringBuilder();
+        b.append("cluster: ").append(e.source().kind()).append(' ').append(e.source().location())
+                .append(" (fabric: ").append(e.source().fabric()).append(")\n");
+        for (Explanation.Gang g : e.gangs()) {
+            b.append('\n');
+            gang(b, g, nodeDetail);
+        }
+        if (e.command().equals(ExplainRequest.POOLS)) {
+            b.append('\n');
+            if (e.pools().isEmpty()) {
+                b.append("no networks (NetworkAttachmentDefinitions, MacvlanNetworks) or IPPools found\n");
+            } else {
+                b.append("pools:\n");
+                pools(b, e.pools(), false);
+            }
+        }
+        if (!e.warnings().isEmpty()) {
+            b.append("\nwarnings:\n");
+            e.warnings().forEach(w -> b.append("  ").append(w).append('\n'));
+        }
+        if (!e.notices().isEmpty()) {
+            b.append("\nnotes:\n");
+            e.notices().forEach(w -> b.append("  ").append(w).append('\n'));
+        }
+        return b.toString();
+    }
+
+    private static void gang(StringBuilder b, Explanation.Gang g, boolean nodeDetail) {
+        String what = switch (g.kind()) {
+            case "VolcanoJob" -> "Volcano Job";
+            default -> g.kind();
+        };
+        String verdict = switch (g.status()) {
+            case Explanation.Gang.PLACED -> "placed";
+            case Explanation.Gang.SCHEDULABLE -> "would be placed";
+            default -> "UNSCHEDULABLE";
+        };
+        b.append("== ").append(what).append(' ').append(g.gang());
+        if (g.podGroup() != null && !g.kind().equals("PodGroup")) {
+            b.append(" (PodGroup ").append(g.podGroup());
+            if (g.minMember() != null) {
+                b.append(", minMember ").append(g.minMember());
+            }
+            b.append(')');
+        } else if (g.minMember() != null) {
+            b.append(" (minMember ").append(g.minMember()).append(')');
+        }
+        b.append(": ").append(verdict).append('\n');
+        if (g.policy() != null) {
+            b.append("policy: ").append(g.policy());
+            if (!g.policySources().isEmpty()) {
+                b.append(" (").append(String.join("; ", g.policySources())).append(')');
+            }
+            b.append('\n');
+        }
+        if (g.domain() != null && g.cost() != null) {
+            long nodes = g.placements().stream().filter(p -> p.source().equals("plan")).map(Explanation.Placement::node)
+                    .distinct().count();
+            b.append("plan: ").append(nodes).append(nodes == 1 ? " node" : " nodes").append(" in ")
+                    .append(g.domain().name()).append(" (tier ").append(g.domain().tier()).append(", ")
+                    .append(g.domain().tierName()).append("); ").append(g.cost().hops())
+                    .append(" switch hops between pods, local cost ").append(g.cost().local()).append(", ")
+                    .append(g.cost().slack()).append(" GPUs left free in the domain");
+            if (!g.cost().relaxed().isEmpty()) {
+                b.append("; relaxed: ").append(String.join(", ", g.cost().relaxed()));
+            }
+            b.append('\n');
+        }
+        if (!g.reasons().isEmpty()) {
+            b.append("why not:\n");
+            for (Explanation.ReasonEntry r : g.reasons()) {
+                b.append("  ").append(r.summary());
+                if (r.detail() != null && !r.detail().isEmpty()) {
+                    b.append(": ").append(r.detail());
+                }
+                b.append('\n');
+            }
+        }
+        if (!g.placements().isEmpty()) {
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[]{"RANK", "POD", "NODE", "GPUS", "HCAS", "RAILS", "PAIRS"});
+            for (Explanation.Placement p : g.placements()) {
+                List<String> gpus = new ArrayList<>();
+                for (Explanation.GpuEntry x : p.gpus()) {
+                    gpus.add(Integer.toString(x.gpu()));
+                }
+                String gpuText = gpus.isEmpty() ? p.gpuCount() + " (indices unknown)" : String.join(",", gpus);
+                String pairs = pairs(p);
+                rows.add(new String[]{p.rank() == null ? "-" : p.rank().toString(), p.pod(),
+                        p.node() + (p.source().equals("plan") ? "" : " (bound)"), gpuText,
+                        p.hcas().isEmpty() ? "-" : String.join(",", p.hcas()),
+                        p.railSet() == null ? "-" : p.railSet(), pairs.isEmpty() ? "-" : pairs});
+            }
+            table(b, rows, "  ");
+        }
+        if (!g.status().equals(Explanation.Gang.PLACED)) {
+            b.append("nodes: ").append(g.nodes().isEmpty()
+                    ? "not examined (the gang was refused before any node)" : nodesLine(g)).append('\n');
+            for (Explanation.ReasonGroup r : g.reasonGroups()) {
+                b.append("  ").append(r.summary()).append(" (").append(r.count()).append("): ")
+                        .append(String.join(", ", r.nodes())).append('\n');
+            }
+            if (nodeDetail) {
+                for (Explanation.NodeEntry n : g.nodes()) {
+                    b.append("  ").append(n.node()).append(": ");
+                    if (n.feasible()) {
+                        b.append("fits (").append(n.freeGpus()).append(" GPUs free)");
+                    } else {
+                        List<String> rs = new ArrayList<>();
+                        for (Explanation.ReasonEntry r : n.reasons()) {
+                            rs.add(r.detail() == null || r.detail().isEmpty() ? r.summary()
+                                    : r.summary() + ": " + r.detail());
+                        }
+                        b.append(String.join("; ", rs));
+                    }
+                    if (n.gpuAccounting() != null) {
+                        b.append(" [GPUs held: ").append(n.gpuAccounting()).append(']');
+                    }
+                    b.append('\n');
+                }
+            } else if (!g.reasonGroups().isEmpty()) {
+                b.append("  (--nodes lists every node's reasons)\n");
+            }
+        } else {
+            b.append(g.summary()).append('\n');
+        }
+        if (!g.pools().isEmpty()) {
+            b.append("pools:\n");
+            pools(b, g.pools(), true);
+        }
+        for (String n : g.notices()) {
+            b.append("note: ").append(n).append('\n');
+        }
+    }
+
+    /**
+     * @return the GPU–HCA pairs grouped by HCA in local-rank order, each with the farthest distance of the group:
+     *         {@code GPU0,1→mlx5_0 PIX  GPU2,3→mlx5_1 PIX} (the form {@code railyard demo} prints)
+     */
+    static String pairs(Explanation.Placement p) {
+        java.util.Map<String, List<String>> gpus = new java.util.LinkedHashMap<>();
+        java.util.Map<String, String> worst = new java.util.HashMap<>();
+        for (Explanation.GpuEntry x : p.gpus()) {
+            if (x.hca() == null) {
+                continue;
+            }
+            gpus.computeIfAbsent(x.hca(), k -> new ArrayList<>()).add(Integer.toString(x.gpu()));
+            if (x.distance() != null) {
+                worst.merge(x.hca(), x.distance(), (a, c) -> rank(a) >= rank(c) ? a : c);
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        gpus.forEach((h, g) -> parts.add("GPU" + String.join(",", g) + "→" + h
+                + (worst.containsKey(h) ? " " + worst.get(h) : "")));
+        return String.join("  ", parts);
+    }
+
+    private static int rank(String distance) {
+        try {
+            return dev.railyard.api.topology.PcieDistance.valueOf(distance).ordinal();
+        } catch (IllegalArgumentException e) {
+            return -1;
+        }
+    }
+
+    /** The engine's node summary: the part of {@code summary} that counts nodes, without the gang reasons. */
+    private static String nodesLine(Explanation.Gang g) {
+        String s = g.summary();
+        int i = s.lastIndexOf(" nodes available");
+        if (i < 0) {
+            return s;
+        }
+        int start = s.lastIndexOf("; ", i);
+        return start < 0 ? s : s.substring(start + 2);
+    }
+
+    private static void pools(StringBuilder b, List<Explanation.PoolLine> pools, boolean needed) {
+        List<String[]> rows = new ArrayList<>();
+        List<String> head = new ArrayList<>(List.of("NETWORK", "MASTER", "POOL", "NAMESPACE", "USABLE", "ALLOCATED",
+                "RESERVED", "IN-FLIGHT", "STALE", "FREE"));
+        if (needed) {
+            head.add("NEEDED");
+        }
+        head.add("STATUS");
+        rows.add(head.toArray(String[]::new));
+        List<String> details = new ArrayList<>();
+        for (Explanation.PoolLine l : pools) {
+            List<String> row = new ArrayList<>(List.of(or(l.network(), "(none)"), or(l.master(), "-"),
+                    or(l.pool(), "-") + (l.node() == null ? "" : " @" + l.node()),
+                    l.pool() == null ? "-" : or(l.poolNamespace(), "(not created)"), num(l.usable()),
+                    num(l.allocated()), num(l.reservedElsewhere()), num(l.inFlight()), num(l.stale()),
+                    num(l.free())));
+            if (needed) {
+                row.add(num(l.needed()));
+            }
+            row.add(l.status());
+            rows.add(row.toArray(String[]::new));
+            if (!l.status().equals("ok") && !l.status().equals("unused") && l.message() != null) {
+                details.add("  " + l.message());
+            }
+            if (!l.staleHolders().isEmpty()) {
+                List<String> hs = new ArrayList<>();
+                for (int i = 0; i < Math.min(STALE_SHOWN, l.staleHolders().size()); i++) {
+                    Explanation.StaleHolder h = l.staleHolders().get(i);
+                    hs.add(h.address() + (h.podRef() == null ? "" : " (" + h.podRef()
+                            + (h.ifname() == null ? "" : " " + h.ifname()) + ")"));
+                }
+                int more = l.staleHolders().size() - STALE_SHOWN;
+                details.add("  stale in " + l.pool() + ": " + String.join(", ", hs)
+                        + (more > 0 ? " and " + more + " more" : ""));
+            }
+            for (String inc : l.inconsistencies()) {
+                details.add("  inconsistent " + l.pool() + ": " + inc);
+            }
+        }
+        table(b, rows, "  ");
+        details.forEach(d -> b.append(d).append('\n'));
+    }
+
+    private static String or(String s, String dflt) {
+        return s == null ? dflt : s;
+    }
+
+    private static String num(Long n) {
+        return n == null ? "-" : n == Long.MAX_VALUE ? "unlimited" : n.toString();
+    }
+
+    /** Left-aligned columns separated by two spaces; numbers are not right-aligned so that columns stay greppable. */
+    private static void table(StringBuilder b, List<String[]> rows, String indent) {
+        int cols = rows.get(0).length;
+        int[] w = new int[cols];
+        for (String[] r : rows) {
+            for (int c = 0; c < cols; c++) {
+                w[c] = Math.max(w[c], r[c].length());
+            }
+        }
+        for (String[] r : rows) {
+            StringBuilder line = new StringBuilder(indent);
+            for (int c = 0; c < cols; c++) {
+                line.append(r[c]);
+                if (c < cols - 1) {
+                    line.append(" ".repeat(w[c] - r[c].length() + 2));
+                }
+            }
+            b.append(line.toString().stripTrailing()).append('\n');
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.railyard.scheduler.cluster;
+
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The cache against fabric8's mock API server in CRUD mode, with API discovery answered by expectations. */
+class ClusterCacheTest {
+    private KubernetesMockServer server;
+    private KubernetesClient client;
+    private SimpleMeterRegistry registry;
+
+    @BeforeEach
+    void setUp() {
+        server = new KubernetesMockServer(true);
+        server.init();
+        client = server.createClient();
+        registry = new SimpleMeterRegistry();
+    }
+
+    @AfterEach
+    void tearDown() {
+        client.close();
+        server.destroy();
+    }
+
+    @Test
+    void missingCrdSwitchesItsFeatureOffAndOnWhenTheCrdAppears() {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-a1").endMetadata().build()).create();
+        client.pods().inNamespace("prod").resource(new PodBuilder().withNewMetadata().withName("p0")
+                .withNamespace("prod").endMetadata().build()).create();
+
+        try (ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
+                Duration.ofSeconds(1))) {
+            cache.start();
+            await().atMost(Duration.ofSeconds(10)).until(cache::synced);
+
+            ClusterObjects first = cache.snapshot();
+            // no discovery document is served for any CRD group yet, so every optional kind is off
+            assertThat(first.disabled()).contains(WatchedKind.NODE_TOPOLOGY, WatchedKind.IP_POOL,
+                    WatchedKind.POD_GROUP);
+            assertThat(first.disabled()).doesNotContain(WatchedKind.NODE, WatchedKind.POD);
+            assertThat(first.of(WatchedKind.NODE)).extracting(n -> n.getMetadata().getName())
+                    .containsExactly("gpu-a1");
+            assertThat(first.of(WatchedKind.POD)).extracting(ClusterObjects::key).containsExactly("prod/p0");
+            assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "NodeTopology").gauge().value())
+                    .isZero();
+            // nothing changed: the memoised snapshot is returned
+            assertThat(cache.snapshot()).isSameAs(first);
+
+            // the CRD gets installed: discovery now lists nodetopologies, and an object exists
+            server.expect().get().withPath("/apis/railyard.dev/v1alpha1")
+                    .andReturn(200, new APIResourceListBuilder().withGroupVersion("railyard.dev/v1alpha1")
+                            .addNewResource().withName("nodetopologies").withKind("NodeTopology")
+                            .withNamespaced(false).withVerbs("get", "list", "watch").endResource().build())
+                    .always();
+            var ctx = new ResourceDefinitionContext.Builder().withGroup("railyard.dev").withVersion("v1alpha1")
+                    .withKind("NodeTopology").withPlural("nodetopologies").withNamespaced(false).build();
+            GenericKubernetesResource topology = new GenericKubernetesResourceBuilder()
+                    .withApiVersion("railyard.dev/v1alpha1").withKind("NodeTopology")
+                    .withNewMetadata().withName("gpu-a1").endMetadata()
+                    .withAdditionalProperties(Map.of("spec", Map.of("complete", true))).build();
+            client.genericKubernetesResources(ctx).resource(topology).create();
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(cache.snapshot().of(WatchedKind.NODE_TOPOLOGY))
+                            .extracting(n -> n.getMetadata().getName()).containsExactly("gpu-a1"));
+            ClusterObjects later = cache.snapshot();
+            assertThat(later.disabled()).doesNotContain(WatchedKind.NODE_TOPOLOGY).contains(WatchedKind.IP_POOL);
+            assertThat(later.version()).isGreaterThan(first.version());
+            assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "NodeTopology").gauge().value())
+                    .isEqualTo(1.0);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.railyard.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Railyard's extender service under test: {@code java -jar scheduler/target/railyard.jar serve} as a child process
+ * of this JVM, on 127.0.0.1 and a free port, with the control plane's admin kubeconfig ({@code KUBECONFIG}). Its
+ * log and PID file are in the control plane's run directory ({@code railyard-<n>.log}); it is stopped by PID like
+ * every other component.
+ *
+ * <p>The jar is system property {@code railyard.e2e.jar} (set by this module's pom to
+ * {@code ../scheduler/target/railyard.jar}); it is run with the JVM running the tests (Java 21 or newer).
+ */
+public final class RailyardProcess {
+
+    /** How long Railyard gets to answer {@code /readyz} with 200 (JVM start plus the cluster cache's first list). */
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+
+    private final ControlPlane controlPlane;
+    private final List<String> extraArgs;
+    private int generation;
+    private ComponentProcess process;
+    private URI url;
+
+    /**
+     * @param controlPlane whose kubeconfig Railyard uses and whose run directory holds its log
+     * @param extraArgs    more {@code serve} flags, e.g. {@code --log-level=debug}
+     */
+    public RailyardProcess(ControlPlane controlPlane, List<String> extraArgs) {
+        this.controlPlane = controlPlane;
+        this.extraArgs = List.copyOf(extraArgs);
+    }
+
+    /** The jar under test, {@code scheduler/target/railyard.jar}. */
+    public static Path jar() {
+        return Path.of(System.getProperty("railyard.e2e.jar", "../scheduler/target/railyard.jar")).toAbsolutePath();
+    }
+
+    /**
+     * Starts {@code railyard serve} and waits for {@code GET /readyz} to answer 200.
+     *
+     * @return the base URL, {@code http://127.0.0.1:<port>}
+     * @throws IOException if the jar is missing or the process cannot start
+     * @throws IllegalStateException if it exits or is not ready in time (with the end of its log)
+     */
+    public URI start() throws IOException {
+        Path jar = jar();
+        if (!Files.isRegularFile(jar)) {
+            throw new IOException("Railyard jar " + jar + " not found; build it with "
+                    + "`./mvnw -B -q install -DskipTests -pl api,topology,scheduler`");
+        }
+        int port = LoopbackPorts.pick(1)[0];
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-jar", jar.toString(), "serve", "--address=127.0.0.1", "--port=" + port));
+        cmd.addAll(extraArgs);
+        generation++;
+        process = controlPlane.launch("railyard-" + generation, cmd,
+                Map.of("KUBECONFIG", controlPlane.kubeconfig().toString()));
+        url = URI.create("http://127.0.0.1:" + port);
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest ready = HttpRequest.newBuilder(url.resolve("/readyz")).timeout(Duration.ofSeconds(2)).GET().build();
+        ComponentProcess p = process;
+        try {
+            await().atMost(READY_TIMEOUT).pollInterval(Duration.ofMillis(250))
+                    .ignoreExceptionsMatching(e -> e instanceof IOException).until(() -> {
+                        p.assertAlive();
+                        return http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+                    });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new IllegalStateException("railyard serve not ready at " + url + "/readyz after "
+                    + READY_TIMEOUT.toSeconds() + " s; last log lines of " + p.log() + ":\n" + p.tail(25), e);
+        } finally {
+            http.close();
+        }
+        return url;
+    }
+
+    /** Stops the running instance (SIGTERM, SIGKILL after the grace period); no-op when none runs. */
+    public void stop() {
+        if (process != null) {
+            process.stop();
+            process = null;
+            url = null;
+        }
+    }
+
+    /** Whether an instance is running. */
+    public boolean running() {
+        return process != null && process.alive();
+    }
+
+    /** The current instance's process, for its log. */
+    public ComponentProcess process() {
+        if (process == null) {
+            throw new IllegalStateException("railyard serve is not running");
+        }
+        return process;
+    }
+}

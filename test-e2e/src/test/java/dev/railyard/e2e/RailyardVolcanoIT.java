@@ -1,0 +1,266 @@
+package dev.railyard.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.api.topology.GpuHcaPair;
+import dev.railyard.api.topology.NodeTopologySpec;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Railyard as vc-scheduler's extender, in its recommended configuration (docs/serve.md: predicate, prioritize,
+ * jobEnqueueable, jobReady, allocateFunc, deallocateFunc; no onSessionOpenVerb; managedResources
+ * {@code nvidia.com/gpu}) with {@code ignorable: false}, on the {@link SeedCluster}. Every scenario asserts what the
+ * cluster shows: bindings ({@code spec.nodeName}), Railyard's hint annotations, PodGroup phase and conditions,
+ * Events. A {@link RecordingProxy} between vc-scheduler and Railyard saves the first request body of each verb under
+ * {@code target/captured/RailyardVolcanoIT/volcano/}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RailyardVolcanoIT {
+
+    private static final Duration BIND = Duration.ofSeconds(90);
+    /** Enough vc-scheduler sessions (--schedule-period=1s) to be sure a job that should wait is not placed. */
+    private static final Duration SEVERAL_SESSIONS = Duration.ofSeconds(12);
+    /** Distance classes NCCL uses GPUDirect RDMA for by default (NCCL_NET_GDR_LEVEL default PXB). */
+    private static final Set<String> GDR_DISTANCES = Set.of("PIX", "PXB");
+    private static final String LAN5_RANGE = SeedCluster.RANGES.get("rdma-net-ipam-lan5");
+
+    static final RecordingProxy PROXY = RailyardExtenders.proxy("RailyardVolcanoIT");
+    private static final RailyardProcess[] RAILYARD = new RailyardProcess[1];
+
+    @RegisterExtension
+    static final ControlPlaneExtension CLUSTER = new ControlPlaneExtension(ControlPlane.Options.volcano(
+            SeedCluster.nodeNames(),
+            RailyardExtenders.volcano(PROXY, RailyardExtenders.RECOMMENDED_VOLCANO_VERBS, false),
+            RailyardExtenders.prelude(PROXY, RAILYARD)));
+
+    private KubernetesClient client;
+    private ClusterView view;
+
+    @BeforeEach
+    void view() {
+        client = CLUSTER.controlPlane().client();
+        view = new ClusterView(client, SeedWorkloads.NAMESPACE);
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        view.deleteAll(BIND);
+        SeedCluster.resetPools(client);
+        if (!RAILYARD[0].running()) {
+            PROXY.backend(RAILYARD[0].start());
+        }
+        assertThat(CLUSTER.controlPlane().kubelet().errors()).isZero();
+    }
+
+    @AfterAll
+    static void report() {
+        System.out.println("[e2e] RailyardVolcanoIT extender calls: " + PROXY.callCounts());
+        PROXY.close();
+    }
+
+    @Test
+    @Order(1)
+    void seedRdmaTestJobLandsWhereItsGpusPairPixOrPxbWithItsHcasAndCarriesTheHints() {
+        client.resource(SeedWorkloads.rdmaTestJob(client)).create();
+
+        Pod pod = view.awaitJobBound("rdma-test", 1, BIND).getFirst();
+        String node = pod.getSpec().getNodeName();
+        view.awaitPodGroupPhase("rdma-test", "Running", BIND);
+
+        // case-05 (HGX_4NIC) has odd GPUs SYS to every HCA, so an 8-GPU pod there cannot pair every GPU at PXB or
+        // nearer; gpu-n1 has no NodeTopology. Only the case-06 nodes pair all 8 GPUs PIX (fixture README).
+        assertThat(node).isIn(SeedCluster.nodesOf(FixtureMachines.PCIE_8GPU));
+        JsonNode hint = awaitHint(pod.getMetadata().getName());
+        assertThat(hint.path("node").asText()).isEqualTo(node);
+        assertThat(hint.path("gpus")).hasSize(8);
+        Map<Integer, GpuHcaPair> pairs = FixtureMachines.pairsByGpu(FixtureMachines.spec(FixtureMachines.PCIE_8GPU));
+        for (JsonNode g : hint.path("gpus")) {
+            int gpu = g.path("gpu").asInt();
+            assertThat(g.path("distance").asText()).as("GPU %d", gpu).isIn(GDR_DISTANCES);
+            // the HCA the hint names is the one the node's rail map pairs with that GPU
+            assertThat(g.path("hca").asText()).as("GPU %d", gpu).isEqualTo(pairs.get(gpu).hca());
+        }
+        Pod reread = view.pod(pod.getMetadata().getName());
+        // NCCL_IB_HCA as an exact list of the seed HCAs, which the pod requested (nvidia.com/mlx5_0..3)
+        assertThat(ClusterView.annotation(reread, HintAnnotations.NCCL_IB_HCA)).hasValueSatisfying(v ->
+                assertThat(v).startsWith("=").contains("mlx5_0").contains("mlx5_1").contains("mlx5_2")
+                        .contains("mlx5_3"));
+    }
+
+    @Test
+    @Order(2)
+    void fourPodEightGpuGangLandsUnderOneLeafWithOneRailSet() {
+        // leaf-a keeps only three free nodes: gpu-a1 is busy with an earlier 8-GPU pod.
+        client.resource(SeedWorkloads.occupant("earlier-a1", "gpu-a1", 8)).create();
+        await().atMost(BIND).until(() -> "Running".equals(view.pod("earlier-a1").getStatus().getPhase()));
+
+        client.resource(SeedWorkloads.gangJob(client, "gang-4x8", 4, 8,
+                Map.of(HintAnnotations.FABRIC_SCOPE, "leaf"), List.of())).create();
+        List<Pod> pods = view.awaitJobBound("gang-4x8", 4, BIND);
+        view.awaitPodGroupPhase("gang-4x8", "Running", BIND);
+
+        Set<String> nodes = pods.stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet());
+        // Four 8-GPU pods need four whole nodes; only leaf-b has four free nodes that pair all GPUs PIX.
+        assertThat(nodes).containsExactlyInAnyOrderElementsOf(SeedCluster.nodesUnder("leaf-b"));
+        Set<String> railSets = new HashSet<>();
+        for (Pod p : pods) {
+            railSets.add(awaitAnnotation(p.getMetadata().getName(), HintAnnotations.RAILS));
+        }
+        assertThat(railSets).as("rail sets of the four pods").hasSize(1);
+    }
+
+    @Test
+    @Order(3)
+    void twoPodFourGpuGangWithRailAlignmentRequiredGetsTheSameRailsOnBothPods() {
+        client.resource(SeedWorkloads.gangJob(client, "gang-2x4", 2, 4,
+                Map.of(HintAnnotations.RAIL_ALIGNMENT, "required"), List.of())).create();
+        List<Pod> pods = view.awaitJobBound("gang-2x4", 2, BIND);
+        view.awaitPodGroupPhase("gang-2x4", "Running", BIND);
+
+        String railsA = awaitAnnotation(pods.get(0).getMetadata().getName(), HintAnnotations.RAILS);
+        String railsB = awaitAnnotation(pods.get(1).getMetadata().getName(), HintAnnotations.RAILS);
+        assertThat(railsA).isNotBlank().isEqualTo(railsB);
+        for (Pod p : pods) {
+            JsonNode hint = awaitHint(p.getMetadata().getName());
+            assertThat(hint.path("gpus")).hasSize(4);
+            for (JsonNode g : hint.path("gpus")) {
+                assertThat(g.path("distance").asText()).isIn(GDR_DISTANCES);
+            }
+        }
+    }
+
+    @Test
+    @Order(4)
+    void gangWhosePoolHasFewerFreeAddressesThanPodsWaitsWithAReasonAndSchedulesOnceAddressesAreFreed() {
+        // lan5's /22 has 1022 usable addresses; hold 1021, so one is free for a gang of two pods.
+        SeedCluster.setAllocated(client, LAN5_RANGE, SeedCluster.USABLE_PER_POOL - 1);
+        client.resource(SeedWorkloads.gangJob(client, "gang-pool", 2, 8, Map.of(), List.of())).create();
+
+        await().pollDelay(SEVERAL_SESSIONS).atMost(SEVERAL_SESSIONS.plusSeconds(1)).until(() -> true);
+        assertThat(view.boundCount("gang-pool")).as("pods bound while lan5 has 1 free address").isZero();
+        assertThat(view.podGroupPhase("gang-pool")).isNotEqualTo(java.util.Optional.of("Running"));
+        // The reason reaches the cluster: vc-scheduler records the extender's predicate reason in the PodGroup's
+        // Unschedulable condition and the pods' FailedScheduling events (wire-formats.md §1.4).
+        List<String> reasons = new ArrayList<>(view.podGroupConditionMessages("gang-pool", "Unschedulable"));
+        for (Pod p : view.jobPods("gang-pool")) {
+            view.events(p.getMetadata().getName()).stream().map(Event::getMessage).forEach(reasons::add);
+        }
+        assertThat(reasons).as("PodGroup conditions and pod events").anySatisfy(m ->
+                assertThat(m).containsAnyOf("rdma-net-ipam-lan5", SeedCluster.poolName(LAN5_RANGE)));
+
+        SeedCluster.setAllocated(client, LAN5_RANGE, SeedCluster.PREALLOCATED);
+        view.awaitJobBound("gang-pool", 2, BIND);
+        view.awaitPodGroupPhase("gang-pool", "Running", BIND);
+    }
+
+    @Test
+    @Order(5)
+    void nodeWithoutNodeTopologyGetsTheNeutralScoreNotARejection() {
+        // Two candidates, so vc-scheduler asks prioritize (it scores only when a gradient has >= 2 nodes).
+        client.resource(SeedWorkloads.gangJob(client, "pinned", 1, 8, Map.of(), List.of("gpu-n1", "gpu-b4"))).create();
+        view.awaitJobBound("pinned", 1, BIND);
+        JsonNode score = PROXY.recent("/volcano/prioritize").stream()
+                .filter(x -> x.requestText().contains("\"Name\":\"pinned-worker-0\""))
+                .map(x -> SeedCluster.json(x.responseText()).path("nodeScore"))
+                .filter(s -> s.has("gpu-n1")).findFirst()
+                .orElseThrow(() -> new AssertionError("no prioritize reply for pinned-worker-0 scored gpu-n1"));
+        // docs/serve.md: --neutral-score default 50, Volcano nodeScore = score x --volcano-score-weight (1.0)
+        assertThat(score.path("gpu-n1").asDouble()).isEqualTo(50.0);
+
+        // and with gpu-n1 the only candidate, the pod is bound there: Railyard's predicate passes it
+        client.resource(SeedWorkloads.gangJob(client, "only-n1", 1, 8, Map.of(), List.of("gpu-n1"))).create();
+        client.pods().inNamespace(SeedWorkloads.NAMESPACE).withLabel("volcano.sh/job-name", "pinned").delete();
+        client.genericKubernetesResources("batch.volcano.sh/v1alpha1", "Job").inNamespace(SeedWorkloads.NAMESPACE)
+                .withName("pinned").delete();
+        assertThat(view.awaitJobBound("only-n1", 1, BIND).getFirst().getSpec().getNodeName()).isEqualTo("gpu-n1");
+    }
+
+    @Test
+    @Order(6)
+    void railyardStoppedWithIgnorableFalseLeavesTheGangWaitingWithNothingHalfBoundUntilItIsBack() throws Exception {
+        RAILYARD[0].stop();
+        PROXY.backend(null);
+        int failedBefore = PROXY.failures("/volcano/predicate");
+        client.resource(SeedWorkloads.gangJob(client, "gang-outage", 2, 8, Map.of(), List.of())).create();
+
+        await().pollDelay(SEVERAL_SESSIONS).atMost(SEVERAL_SESSIONS.plusSeconds(1)).until(() -> true);
+        // vc-scheduler did try (and got transport errors): ignorable=false rejects every node in predicate.
+        assertThat(PROXY.failures("/volcano/predicate")).isGreaterThan(failedBefore);
+        assertThat(view.boundCount("gang-outage")).as("pods bound during the outage (0 of 2, not 1)").isZero();
+        assertThat(view.podGroupPhase("gang-outage")).isNotEqualTo(java.util.Optional.of("Running"));
+
+        PROXY.backend(RAILYARD[0].start());
+        view.awaitJobBound("gang-outage", 2, BIND);
+        view.awaitPodGroupPhase("gang-outage", "Running", BIND);
+    }
+
+    @Test
+    @Order(7)
+    void railyardRestartedRebuildsItsReservationsAndPlacesTheNextGangOnFreeGpus() throws Exception {
+        // Both gangs are confined to two nodes, so their 4-GPU pods must share the nodes' 16 GPUs.
+        List<String> two = List.of("gpu-b1", "gpu-b2");
+        Map<String, String> aligned = Map.of(HintAnnotations.RAIL_ALIGNMENT, "required");
+        client.resource(SeedWorkloads.gangJob(client, "first", 2, 4, aligned, two)).create();
+        List<Pod> first = view.awaitJobBound("first", 2, BIND);
+        for (Pod p : first) {
+            awaitHint(p.getMetadata().getName());
+        }
+
+        RAILYARD[0].stop();
+        PROXY.backend(RAILYARD[0].start());
+
+        client.resource(SeedWorkloads.gangJob(client, "second", 2, 4, aligned, two)).create();
+        List<Pod> second = view.awaitJobBound("second", 2, BIND);
+        Map<String, Set<Integer>> gpusByNode = new HashMap<>();
+        List<Pod> all = new ArrayList<>(first);
+        all.addAll(second);
+        for (Pod p : all) {
+            JsonNode hint = awaitHint(p.getMetadata().getName());
+            String node = view.pod(p.getMetadata().getName()).getSpec().getNodeName();
+            Set<Integer> used = gpusByNode.computeIfAbsent(node, k -> new TreeSet<>());
+            for (JsonNode g : hint.path("gpus")) {
+                assertThat(used.add(g.path("gpu").asInt()))
+                        .as("GPU %s on %s hinted to two pods (%s)", g.path("gpu").asInt(), node, gpusByNode).isTrue();
+            }
+        }
+        assertThat(awaitAnnotation(second.get(0).getMetadata().getName(), HintAnnotations.RAILS))
+                .isEqualTo(awaitAnnotation(second.get(1).getMetadata().getName(), HintAnnotations.RAILS));
+    }
+
+    private JsonNode awaitHint(String pod) {
+        return SeedCluster.json(awaitAnnotation(pod, HintAnnotations.PLACEMENT));
+    }
+
+    private String awaitAnnotation(String pod, String key) {
+        try {
+            return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> ClusterView.annotation(view.pod(pod), key), java.util.Optional::isPresent).orElseThrow();
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("pod " + pod + " on " + view.pod(pod).getSpec().getNodeName() + " has no "
+                    + key + " annotation 30 s after binding; annotations: " + view.pod(pod).getMetadata()
+                    .getAnnotations().keySet(), e);
+        }
+    }
+}

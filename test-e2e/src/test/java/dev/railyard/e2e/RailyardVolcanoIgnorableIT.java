@@ -1,0 +1,107 @@
+package dev.railyard.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.railyard.api.hints.HintAnnotations;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Railyard as vc-scheduler's extender with {@code ignorable: true} and every verb Volcano v1.14 offers except
+ * {@code jobReadyVerb} (with ignorable, a failed jobReady returns "not ready" and nothing would commit during an
+ * outage; wire-formats.md §1.4 and docs/serve.md). {@code onSessionOpenVerb} is set here on purpose, to record its
+ * body: with ignorable it cannot make Volcano skip the extender. Scenario: Railyard stopped mid-run, scheduling
+ * continues without hints.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RailyardVolcanoIgnorableIT {
+
+    private static final Duration BIND = Duration.ofSeconds(90);
+
+    static final RecordingProxy PROXY = RailyardExtenders.proxy("RailyardVolcanoIgnorableIT");
+    private static final RailyardProcess[] RAILYARD = new RailyardProcess[1];
+
+    private static Map<String, String> verbsWithoutJobReady() {
+        Map<String, String> v = new LinkedHashMap<>(RailyardExtenders.ALL_VOLCANO_VERBS);
+        v.remove("jobReadyVerb");
+        return v;
+    }
+
+    @RegisterExtension
+    static final ControlPlaneExtension CLUSTER = new ControlPlaneExtension(ControlPlane.Options.volcano(
+            SeedCluster.nodeNames(), RailyardExtenders.volcano(PROXY, verbsWithoutJobReady(), true),
+            RailyardExtenders.prelude(PROXY, RAILYARD)));
+
+    private KubernetesClient client;
+    private ClusterView view;
+
+    @BeforeEach
+    void view() {
+        client = CLUSTER.controlPlane().client();
+        view = new ClusterView(client, SeedWorkloads.NAMESPACE);
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        view.deleteAll(BIND);
+        if (!RAILYARD[0].running()) {
+            PROXY.backend(RAILYARD[0].start());
+        }
+        assertThat(CLUSTER.controlPlane().kubelet().errors()).isZero();
+    }
+
+    @AfterAll
+    static void report() {
+        System.out.println("[e2e] RailyardVolcanoIgnorableIT extender calls: " + PROXY.callCounts());
+        PROXY.close();
+    }
+
+    @Test
+    @Order(1)
+    void withRailyardUpTheSeedJobIsPlacedWithHintsAndEveryConfiguredVerbIsCalled() {
+        client.resource(SeedWorkloads.rdmaTestJob(client)).create();
+        Pod pod = view.awaitJobBound("rdma-test", 1, BIND).getFirst();
+        view.awaitPodGroupPhase("rdma-test", "Running", BIND);
+
+        assertThat(pod.getSpec().getNodeName()).isIn(SeedCluster.nodesOf(FixtureMachines.PCIE_8GPU));
+        // Verbs every cycle or every job reaches (preemptable/reclaimable need the preempt/reclaim actions).
+        for (String verb : List.of("onSessionOpen", "onSessionClose", "predicate", "prioritize", "queueOverused",
+                "jobEnqueueable", "allocateFunc")) {
+            assertThat(PROXY.calls("/volcano/" + verb)).as(verb + " calls").isPositive();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> ClusterView.annotation(view.pod(pod.getMetadata()
+                .getName()), HintAnnotations.PLACEMENT).isPresent());
+    }
+
+    @Test
+    @Order(2)
+    void railyardStoppedWithIgnorableTrueSchedulingContinuesWithoutHints() {
+        RAILYARD[0].stop();
+        PROXY.backend(null);
+        int failedBefore = PROXY.failures("/volcano/predicate");
+
+        client.resource(SeedWorkloads.gangJob(client, "during-outage", 2, 8, Map.of(), List.of())).create();
+        List<Pod> pods = view.awaitJobBound("during-outage", 2, BIND);
+        view.awaitPodGroupPhase("during-outage", "Running", BIND);
+
+        // vc-scheduler did call Railyard and got transport errors, and placed the gang anyway.
+        assertThat(PROXY.failures("/volcano/predicate")).isGreaterThan(failedBefore);
+        for (Pod p : pods) {
+            assertThat(ClusterView.annotation(view.pod(p.getMetadata().getName()), HintAnnotations.PLACEMENT))
+                    .as("hint on " + p.getMetadata().getName()).isEmpty();
+        }
+    }
+}
