@@ -264,7 +264,12 @@ public final class ControlPlane implements AutoCloseable {
         }
 
         if (options.volcano()) {
-            Path conf = runDir.resolve("volcano-scheduler.conf");
+            // vc-scheduler watches the conf file's whole directory (fsnotify) and reloads on every write or create
+            // there (pkg/scheduler/scheduler.go watchSchedulerConf). In runDir its own log writes would trigger a
+            // reload each, which logs a line: a busy loop of thousands of reloads per second. Own directory.
+            Path confDir = runDir.resolve("vc-scheduler-conf");
+            Files.createDirectories(confDir);
+            Path conf = confDir.resolve("volcano-scheduler.conf");
             Files.writeString(conf, VolcanoSchedulerConf.render(options.volcanoExtender()), StandardCharsets.UTF_8);
             Path sockets = runDir.resolve("klog-socks");
             Files.createDirectories(sockets);

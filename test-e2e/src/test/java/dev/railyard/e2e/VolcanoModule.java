@@ -14,16 +14,19 @@ import java.util.regex.Pattern;
  * The pinned {@code volcano.sh/volcano} module as extracted in the Go module cache, from which the Volcano CRDs
  * are read at run time (nothing upstream is copied into the repository).
  *
- * <p>The version is the {@code require volcano.sh/volcano vX.Y.Z} line of {@code tools/volcano/go.mod}; the cache
+ * <p>The version is the {@code volcano.sh/volcano vX.Y.Z} require line of {@code tools/volcano/go.mod} (after
+ * {@code go mod tidy} it sits in the require block marked {@code // indirect}, because the wrapper only names its
+ * commands as {@code tool}s); the cache
  * is system property {@code railyard.e2e.gomodcache}, else {@code go env GOMODCACHE}. The module is there after
  * {@code tools/build-binaries.sh} ran (it downloads it even when the Volcano binaries cannot be built).
  *
- * @param version module version, e.g. {@code v1.15.1}
+ * @param version module version, e.g. {@code v1.14.1}
  * @param dir the extracted module directory ({@code <GOMODCACHE>/volcano.sh/volcano@<version>})
  */
 public record VolcanoModule(String version, Path dir) {
 
-    private static final Pattern REQUIRE = Pattern.compile("(?m)^\\s*(?:require\\s+)?volcano\\.sh/volcano\\s+(v\\S+)\\s*$");
+    private static final Pattern REQUIRE = Pattern.compile(
+            "(?m)^\\s*(?:require\\s+)?volcano\\.sh/volcano\\s+(v\\S+)\\s*(?://.*)?$");
 
     /**
      * Reads the pin and finds the module directory.

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -122,7 +123,7 @@ final class EnvCommand implements Callable<Integer> {
                 addresses = PodAddresses.fromSystem();
             } catch (SocketException e) {
                 err.println("railyard env: cannot list this container's network interfaces: " + e.getMessage());
-                addresses = PodAddresses.of(java.util.List.of());
+                addresses = PodAddresses.of(List.of());
             }
         }
         Path sys = root.resolve("sys");
@@ -137,7 +138,7 @@ final class EnvCommand implements Callable<Integer> {
     /** Prints export lines, or writes the env file (always, even empty, so that sourcing it never fails). */
     private void emit(NcclEnvironment.Result r, PrintWriter err) {
         Map<String, String> exports = r == null ? Map.of() : r.exports();
-        java.util.List<String> unset = r == null ? java.util.List.of() : r.unset();
+        List<String> unset = r == null ? List.of() : r.unset();
         if (envFile == null) {
             PrintWriter out = spec.commandLine().getOut();
             unset.forEach(k -> out.println("unset " + k));

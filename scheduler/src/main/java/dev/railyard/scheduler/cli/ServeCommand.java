@@ -46,9 +46,10 @@ import java.util.concurrent.CountDownLatch;
  * ({@code /kube/<verb>}) until SIGTERM/SIGINT. Flags win over the {@code --config} file (see
  * {@link ServeConfig} and docs/serve.md).
  *
- * <p>Until the placement engine and cluster cache are wired in, decisions come from
- * {@link NeutralPlacementDecisions}: every node passes with the neutral score, and the log and the
- * {@code railyard_decisions_total{outcome="neutral"}} metric say so. kube-scheduler binds are refused with a
+ * <p>Decisions come from the placement engine over a live cluster cache ({@link ClusterWiring}); {@code /readyz}
+ * is ready once the informers have synced. With {@code --no-cluster}, decisions come from
+ * {@link NeutralPlacementDecisions}: every node passes with the neutral score, the log and the
+ * {@code railyard_decisions_total{outcome="neutral"}} metric say so, and kube-scheduler binds are refused with a
  * clear reason because this instance has no Kubernetes client.
  */
 @Command(name = "serve",
@@ -98,6 +99,33 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--log-level", paramLabel = "LEVEL", description = "error, warn, info, debug or trace (default: info).")
     String logLevel;
 
+    @Option(names = "--no-cluster",
+            description = "Run without a Kubernetes API server: every answer is neutral (for trying the protocols).")
+    boolean noCluster;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE",
+            description = "Kubeconfig to use (default: as kubectl finds it: $KUBECONFIG, ~/.kube/config, or in-cluster).")
+    Path kubeconfig;
+
+    @Option(names = "--leader-elect", description = "Elect one leader among replicas with a Lease (default: off).")
+    boolean leaderElect;
+
+    @Option(names = "--leader-elect-lease-name", paramLabel = "NAME", description = "Lease name (default: railyard).")
+    String leaseName = "railyard";
+
+    @Option(names = "--leader-elect-lease-namespace", paramLabel = "NS",
+            description = "Lease namespace (default: $POD_NAMESPACE, else default).")
+    String leaseNamespace;
+
+    @Option(names = "--leader-label", paramLabel = "KEY",
+            description = "Route by label: the leader labels its pod KEY=true and every synced replica is ready. "
+                    + "Without it only the leader reports ready.")
+    String leaderLabel;
+
+    @Option(names = "--fabric", paramLabel = "FILE",
+            description = "Static fabric file (docs/fabric.md); default: Volcano HyperNodes, else node labels.")
+    Path fabricFile;
+
     /** Everything {@code serve} runs with, flags and file merged and validated. */
     record Resolved(ServerSettings server, int neutralScore, VolcanoSettings volcano, String logLevel) {
     }
@@ -114,17 +142,24 @@ final class ServeCommand implements Callable<Integer> {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
 
-        PlacementDecisions decisions = new NeutralPlacementDecisions(r.neutralScore(),
-                "placement engine not wired into this build of railyard serve");
+        ClusterWiring wiring = noCluster ? null : ClusterWiring.start(kubeconfig, fabricFile, r.neutralScore(), registry,
+                leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName, identity(), leaderLabel) : null);
+        PlacementDecisions decisions = wiring != null ? wiring.decisions()
+                : new NeutralPlacementDecisions(r.neutralScore(), "started with --no-cluster");
+        Binder binder = wiring != null ? wiring.binder() : Binder.unwired();
+        ReadinessProbe readiness = wiring != null ? wiring.readiness() : ReadinessProbe.always();
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
         routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX,
                 new VolcanoExtender(decisions, r.volcano(), registry).verbs()));
         routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX,
-                new KubeExtender(decisions, Binder.unwired(), r.neutralScore(), registry).verbs()));
+                new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs()));
+        if (wiring != null) {
+            routes.putAll(wiring.extraRoutes());
+        }
 
         ExtenderServer server;
         try {
-            server = ExtenderServer.start(r.server(), routes, ReadinessProbe.always(), registry);
+            server = ExtenderServer.start(r.server(), routes, readiness, registry);
         } catch (TlsSettings.TlsException e) {
             throw new InputException(e.getMessage());
         } catch (IOException e) {
@@ -134,11 +169,34 @@ final class ServeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping: finishing in-flight requests for up to 1 s");
             server.stop(1);
+            if (wiring != null) {
+                wiring.close();
+            }
             stopped.countDown();
         }, "railyard-shutdown"));
         log.info("serving Volcano verbs {} and kube-scheduler verbs {}", VolcanoExtender.PREFIX, KubeExtender.PREFIX);
         stopped.await();
         return 0;
+    }
+
+    private String leaseNamespace() {
+        if (leaseNamespace != null) {
+            return leaseNamespace;
+        }
+        String env = System.getenv("POD_NAMESPACE");
+        return env == null || env.isBlank() ? "default" : env;
+    }
+
+    private static String identity() {
+        String env = System.getenv("POD_NAME");
+        if (env != null && !env.isBlank()) {
+            return env;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "railyard-" + ProcessHandle.current().pid();
+        }
     }
 
     /** Merges flags over the config file and validates everything; bad values are one-line InputExceptions. */

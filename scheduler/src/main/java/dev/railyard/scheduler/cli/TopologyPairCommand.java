@@ -43,7 +43,6 @@ import java.util.stream.Collectors;
  * 2 with one line on stderr when nothing usable could be read.
  */
 @Command(name = "pair",
-        mixinStandardHelpOptions = true,
         description = {"Pair every GPU of a node with its nearest rail HCA.",
                 "FILE is nvidia-smi topo -m (or -mp) text, a sysfs snapshot (directory or .tar.gz) or NCCL "
                         + "topology XML."})
@@ -63,6 +62,9 @@ final class TopologyPairCommand implements Callable<Integer> {
             description = "table (for people), json or dot (Graphviz drawing of the node graph); default: "
                     + "${DEFAULT-VALUE}.")
     Output output;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

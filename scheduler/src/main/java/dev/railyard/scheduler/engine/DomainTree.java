@@ -29,12 +29,23 @@ final class DomainTree {
     /** children[t][d]: indices of level t-1 items under domain d of level t (t ≥ 1). */
     final int[][][] children;
     final String[][] names;
+    /** parent[t][d]: index at level t+1 of the domain holding item d of level t (t < top). */
+    final int[][] parent;
     private final int nodes;
     private final List<String> nodeNames;
 
     private DomainTree(int top, int[][][] children, String[][] names, int nodes, List<String> nodeNames) {
         this.top = top;
         this.children = children;
+        this.parent = new int[top][];
+        for (int t = 1; t <= top; t++) {
+            parent[t - 1] = new int[t == 1 ? nodes : children[t - 1].length];
+            for (int d = 0; d < children[t].length; d++) {
+                for (int c : children[t][d]) {
+                    parent[t - 1][c] = d;
+                }
+            }
+        }
         this.names = names;
         this.nodes = nodes;
         this.nodeNames = nodeNames;

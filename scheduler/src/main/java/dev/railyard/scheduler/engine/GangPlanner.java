@@ -43,7 +43,9 @@ import java.util.TreeSet;
  *       node);</li>
  *   <li>{@code local}: Σ over used nodes of {@code 10·Σ penalty(GPU–HCA distance) + 4·Δ broken PCIe groups
  *       + 1·free GPUs left} ({@link CostWeights});</li>
- *   <li>{@code slack}: free GPUs of the tier-{@code tier} domain left after placing the gang (tightest domain).</li>
+ *   <li>{@code slack}: free GPUs of the tier-{@code tier} domain left after placing the gang (tightest domain);</li>
+ *   <li>{@code enclosing}: the same for each enclosing domain, tier {@code tier+1} up to {@code maxTier}, in that
+ *       order (among equal choices, the one whose surroundings are fullest, so empty units stay empty).</li>
  * </ol>
  * Hard constraints: GPU–HCA distance within the limit (when affinity is required, or preferred and not relaxed),
  * the RDMA resource slots and node blockers of {@link NodeRailView}, one rail vector per class (alignment; void when the whole gang sits on one node, since then no traffic
@@ -59,7 +61,7 @@ import java.util.TreeSet;
  * the minimum of (hops, local): a node's table comes from {@link LocalSelection}; a domain merges its children as a
  * knapsack, adding {@code (2t − 1)·|a|·|b|} hops for a pods already placed and b pods in the next child. The lowest
  * level at which some domain holds the whole gang gives {@code tier}; among its domains the least (hops, local,
- * slack) wins, first in node order on ties. Exact under the cost above for gangs of one pod shape (the node-local
+ * slack, enclosing) wins, first in node order on ties. Exact under the cost above for gangs of one pod shape (the node-local
  * choice for several shapes on one node is made shape by shape). Ranks follow a depth-first walk of the chosen
  * domain, so consecutive ranks share a node, then a leaf, then a spine.
  *
@@ -675,9 +677,7 @@ public final class GangPlanner {
             }
             // does some domain at this level hold the whole gang?
             int bestD = -1;
-            long bh = 0;
-            long bl = 0;
-            long bs = 0;
+            PlanCost bestCost = null;
             for (int d = 0; d < tables[t].length; d++) {
                 Table tb = tables[t][d];
                 for (int s : tb.states()) {
@@ -686,12 +686,16 @@ public final class GangPlanner {
                 if (tb.total(full, tmp) < 0) {
                     continue;
                 }
-                long slack = domainFree[t][d] - gangGpus;
-                if (bestD < 0 || tmp[0] < bh || (tmp[0] == bh && (tmp[1] < bl || (tmp[1] == bl && slack < bs)))) {
+                List<Long> enclosing = new ArrayList<>();
+                int up = d;
+                for (int u = t; u < tree.top - 1; u++) {
+                    up = tree.parent[u][up];
+                    enclosing.add(domainFree[u + 1][up] - gangGpus);
+                }
+                PlanCost cost = new PlanCost(relax, t, tmp[0], tmp[1], domainFree[t][d] - gangGpus, enclosing);
+                if (bestCost == null || cost.compareTo(bestCost) < 0) {
                     bestD = d;
-                    bh = tmp[0];
-                    bl = tmp[1];
-                    bs = slack;
+                    bestCost = cost;
                 }
             }
             if (bestD < 0 && probe && t >= scopeLimit) {
@@ -706,8 +710,7 @@ public final class GangPlanner {
                 }
                 Map<Integer, int[]> nodeStates = new TreeMap<>();
                 backtrack(st, tables, tree, t, bestD, full, nodeStates);
-                return new Candidate(new PlanCost(relax, t, bh, bl, bs), t, bestD, nodeStates, combo.clone(),
-                        rails, tree);
+                return new Candidate(bestCost, t, bestD, nodeStates, combo.clone(), rails, tree);
             }
         }
         int need = 0;
@@ -919,12 +922,14 @@ public final class GangPlanner {
         // cost over all classes together
         NodeRailView v = any;
         int[] after = v.groupFree.clone();
+        int capableChosen = 0;
         for (int[] ps : positions) {
             for (int p : ps) {
-                after[v.rails.group[p]]--;
+                v.take(after, p);
+                capableChosen += v.capable[p] ? 1 : 0;
             }
         }
-        int leftover = v.freeGpus - chosen;
+        int leftover = v.freeCapable - capableChosen;
         long cost = LocalSelection.cost(v, v.groupFree, after, penalty, leftover, w);
         return new NodeChoice(positions, cost);
     }

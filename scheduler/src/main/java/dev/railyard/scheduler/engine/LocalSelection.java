@@ -66,7 +66,7 @@ final class LocalSelection {
         if (taken != null) {
             for (int i = 0; i < taken.length; i++) {
                 if (taken[i]) {
-                    groupFree[view.rails.group[i]]--;
+                    view.take(groupFree, i);
                 }
             }
         }
@@ -89,12 +89,12 @@ final class LocalSelection {
         if (eligible.length < total) {
             return null;
         }
-        int groups = view.rails.groupSize.length;
+        int groups = view.groupSize.length;
         int[] groupFree = view.groupFree.clone();
         if (taken != null) {
             for (int i = 0; i < taken.length; i++) {
                 if (taken[i]) {
-                    groupFree[view.rails.group[i]]--;
+                    view.take(groupFree, i);
                 }
             }
         }
@@ -119,18 +119,21 @@ final class LocalSelection {
         best[0][0] = 0;
         for (int g = 0; g < groups; g++) {
             List<Integer> ps = byGroup.get(g);
-            int size = view.rails.groupSize[g];
+            int size = view.groupSize[g];
             boolean brokenBefore = groupFree[g] > 0 && groupFree[g] < size;
             long[] costOf = new long[ps.size() + 1];
             long pen = 0;
+            int capableTaken = 0;
             for (int x = 0; x <= ps.size(); x++) {
                 if (x > 0) {
                     pen += w.penalty(view.binding[ps.get(x - 1)].distance());
+                    capableTaken += view.capable[ps.get(x - 1)] ? 1 : 0;
                 }
-                int after = groupFree[g] - x;
+                int after = groupFree[g] - capableTaken;
                 boolean brokenAfter = after > 0 && after < size;
                 costOf[x] = (long) w.pairing() * pen
-                        + (long) w.fragmentation() * ((brokenAfter ? 1 : 0) - (brokenBefore ? 1 : 0));
+                        + (long) w.fragmentation() * ((brokenAfter ? 1 : 0) - (brokenBefore ? 1 : 0))
+                        - (long) w.tightness() * capableTaken;
             }
             for (int n = 0; n <= total; n++) {
                 if (best[g][n] == inf) {
@@ -153,17 +156,19 @@ final class LocalSelection {
         long penalty = 0;
         int n = total;
         int[] after = groupFree.clone();
+        int capableChosen = 0;
         for (int g = groups; g >= 1; g--) {
             int x = pick[g][n];
             List<Integer> ps = byGroup.get(g - 1);
             for (int i = 0; i < x; i++) {
                 chosen[k++] = ps.get(i);
                 penalty += w.penalty(view.binding[ps.get(i)].distance());
+                view.take(after, ps.get(i));
+                capableChosen += view.capable[ps.get(i)] ? 1 : 0;
             }
-            after[g - 1] -= x;
             n -= x;
         }
-        int leftover = freeBefore - total;
+        int leftover = freeBefore - capableChosen;
         int broken = brokenDelta(view, groupFree, after);
         long cost = (long) w.pairing() * penalty + (long) w.fragmentation() * broken + (long) w.tightness() * leftover;
         Arrays.sort(chosen);
@@ -208,7 +213,7 @@ final class LocalSelection {
     static int brokenDelta(NodeRailView view, int[] before, int[] after) {
         int d = 0;
         for (int g = 0; g < before.length; g++) {
-            int size = view.rails.groupSize[g];
+            int size = view.groupSize[g];
             boolean b0 = before[g] > 0 && before[g] < size;
             boolean b1 = after[g] > 0 && after[g] < size;
             d += (b1 ? 1 : 0) - (b0 ? 1 : 0);
@@ -259,9 +264,9 @@ final class LocalSelection {
             for (int i = from; i <= pool.length - remaining; i++) {
                 int p = pool[i];
                 chosen[placed] = p;
-                groupFree[view.rails.group[p]]--;
+                view.take(groupFree, p);
                 exact(r, i + 1, placed + 1, onRail + 1, penalty + w.penalty(view.binding[p].distance()));
-                groupFree[view.rails.group[p]]++;
+                view.untake(groupFree, p);
             }
         }
 
@@ -285,7 +290,7 @@ final class LocalSelection {
                 for (int i = 0; i < need[r]; i++) {
                     int p = order[i];
                     chosen[k++] = p;
-                    groupFree[view.rails.group[p]]--;
+                    view.take(groupFree, p);
                     penalty += w.penalty(view.binding[p].distance());
                 }
             }
@@ -294,11 +299,15 @@ final class LocalSelection {
 
         private boolean brokenGroup(int p) {
             int g = view.rails.group[p];
-            return groupFree[g] < view.rails.groupSize[g];
+            return groupFree[g] < view.groupSize[g];
         }
 
         private void record(long penalty) {
-            int leftover = freeBefore - total;
+            int capableChosen = 0;
+            for (int p : chosen) {
+                capableChosen += view.capable[p] ? 1 : 0;
+            }
+            int leftover = freeBefore - capableChosen;
             int broken = brokenDelta(view, groupFreeBefore, groupFree);
             long c = (long) w.pairing() * penalty + (long) w.fragmentation() * broken + (long) w.tightness() * leftover;
             if (best == null || c < best.cost()) {

@@ -40,8 +40,18 @@ public final class NodeRailView {
     final int[] eligibleAll;
     final int[] eligiblePerRail;
     final int freeGpus;
-    /** Free GPUs per locality group. */
+    /**
+     * Per GPU position: whether the GPU can serve this pod shape at all, judged by its own pair (at or under the
+     * limit; every GPU when there is no limit). Fragmentation and tightness count only such GPUs: a GPU that only
+     * reaches an HCA at SYS is no loss to a ≤ PXB cluster when it stays idle.
+     */
+    final boolean[] capable;
+    /** Capable GPUs per locality group (free or not). */
+    final int[] groupSize;
+    /** Free capable GPUs per locality group. */
     final int[] groupFree;
+    /** Free capable GPUs on the node. */
+    final int freeCapable;
     private final long podsByResources;
     private final Map<Integer, Integer> railNetwork;
     /** {@link #reasonsForOnePod()}, computed once and shared with twins. */
@@ -122,7 +132,10 @@ public final class NodeRailView {
             eligibleAll = new int[0];
             eligiblePerRail = new int[0];
             freeGpus = 0;
+            capable = new boolean[0];
+            groupSize = new int[0];
             groupFree = new int[0];
+            freeCapable = 0;
             blockers = List.copyOf(block);
             return;
         }
@@ -148,7 +161,17 @@ public final class NodeRailView {
         int n = rails.gpus.length;
         binding = new GpuBinding[n];
         eligible = new boolean[n];
+        capable = new boolean[n];
+        groupSize = new int[rails.groupSize.length];
         groupFree = new int[rails.groupSize.length];
+        int freeCap = 0;
+        for (int i = 0; i < n; i++) {
+            GpuHcaPair own = rails.home.get(rails.gpus[i]);
+            capable[i] = limit == null || (own != null && own.distance().isAtMost(limit));
+            if (capable[i]) {
+                groupSize[rails.group[i]]++;
+            }
+        }
         int[] boundPerRail = new int[nr];
         int free = 0;
         for (int i = 0; i < n; i++) {
@@ -157,7 +180,10 @@ public final class NodeRailView {
                 continue;
             }
             free++;
-            groupFree[rails.group[i]]++;
+            if (capable[i]) {
+                groupFree[rails.group[i]]++;
+                freeCap++;
+            }
             GpuHcaPair own = rails.home.get(gpu);
             GpuBinding b = null;
             if (own != null && own.rail() < nr && usable[own.rail()]) {
@@ -190,6 +216,7 @@ public final class NodeRailView {
             }
         }
         freeGpus = free;
+        freeCapable = freeCap;
         eligiblePerRail = new int[nr];
         List<List<Integer>> perRail = new ArrayList<>();
         for (int r = 0; r < nr; r++) {
@@ -229,7 +256,10 @@ public final class NodeRailView {
         this.eligibleAll = same.eligibleAll;
         this.eligiblePerRail = same.eligiblePerRail;
         this.freeGpus = same.freeGpus;
+        this.capable = same.capable;
+        this.groupSize = same.groupSize;
         this.groupFree = same.groupFree;
+        this.freeCapable = same.freeCapable;
         this.podsByResources = same.podsByResources;
         this.railNetwork = same.railNetwork;
         this.oneCache = same.oneCache;
@@ -358,6 +388,20 @@ public final class NodeRailView {
             }
         }
         return (int) Math.min(cap, Integer.MAX_VALUE);
+    }
+
+    /** Removes a chosen GPU position from per-group free counts (no-op for GPUs that are not capable). */
+    void take(int[] groupFreeCounts, int position) {
+        if (capable[position]) {
+            groupFreeCounts[rails.group[position]]--;
+        }
+    }
+
+    /** Puts a GPU position back (undoes {@link #take}). */
+    void untake(int[] groupFreeCounts, int position) {
+        if (capable[position]) {
+            groupFreeCounts[rails.group[position]]++;
+        }
     }
 
     /** @return the reasons one pod of this shape cannot go on the node (blockers, then GPUs); empty when it can */

@@ -157,14 +157,14 @@ public final class PlacementEngine {
         terms.add(new NodeScore.Term("proximity", clamp(proximity), w.proximity(), why));
         terms.add(new NodeScore.Term("rail", railOk ? 100 : 0, w.rail(), vector == null ? "no gang rail set yet"
                 : railOk ? "offers rail set " + vector : "cannot offer rail set " + vector));
-        int groups = view.rails == null ? 0 : view.rails.groupSize.length;
+        int groups = view.rails == null ? 0 : view.groupSize.length;
         int[] after = view.rails == null ? new int[0] : view.groupFree.clone();
         for (int p : choice.positions()) {
-            after[view.rails.group[p]]--;
+            view.take(after, p);
         }
         int broken = 0;
         for (int g = 0; g < groups; g++) {
-            if (after[g] > 0 && after[g] < view.rails.groupSize[g]) {
+            if (after[g] > 0 && after[g] < view.groupSize[g]) {
                 broken++;
             }
         }

@@ -16,11 +16,30 @@ import java.util.List;
  *                    rails the gang uses)
  * @param local       sum over used nodes of the node-local cost ({@link CostWeights})
  * @param slack       free GPUs left in that smallest domain (tightest domain first)
+ * @param enclosing   free GPUs left in each domain enclosing that one, from the next tier up to the highest tier
+ *                    below the cluster root, compared in that order (the fullest surroundings first, which keeps
+ *                    empty units empty for larger gangs)
  */
-public record PlanCost(int relaxations, int tier, long hops, long local, long slack) implements Comparable<PlanCost> {
+public record PlanCost(int relaxations, int tier, long hops, long local, long slack, List<Long> enclosing)
+        implements Comparable<PlanCost> {
     private static final Comparator<PlanCost> ORDER = Comparator.comparingInt(PlanCost::relaxations)
             .thenComparingInt(PlanCost::tier).thenComparingLong(PlanCost::hops)
-            .thenComparingLong(PlanCost::local).thenComparingLong(PlanCost::slack);
+            .thenComparingLong(PlanCost::local).thenComparingLong(PlanCost::slack)
+            .thenComparing(PlanCost::enclosing, PlanCost::compareLists);
+
+    public PlanCost {
+        enclosing = enclosing == null ? List.of() : List.copyOf(enclosing);
+    }
+
+    private static int compareLists(List<Long> a, List<Long> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int c = Long.compare(a.get(i), b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
+    }
 
     /** Bit of {@link #relaxations}: GPU–HCA affinity was relaxed. */
     public static final int AFFINITY_RELAXED = 4;

@@ -29,6 +29,10 @@ import java.util.Locale;
  * MIG device ids ({@code MIG-...}) name no whole GPU and are reported, not mapped.
  */
 public final class AllocatedGpus {
+    /** PCI bus order (NVML's enumeration order); GPUs without a bus id last. */
+    private static final Comparator<GpuId> BUS_ORDER = Comparator.comparing(
+            (GpuId g) -> g.busId() == null ? null : PciBusId.parse(g.busId()).orElse(null),
+            Comparator.nullsLast(Comparator.naturalOrder()));
 
     /**
      * One GPU as the container identifies it; at least one field is set.
@@ -183,14 +187,10 @@ public final class AllocatedGpus {
         if (out.isEmpty()) {
             return null;
         }
-        out.sort(Comparator.comparing(g -> g.busId() == null ? "~" : busKey(g.busId())));
+        out.sort(BUS_ORDER);
         return out;
     }
 
-    private static String busKey(String busId) {
-        return PciBusId.parse(busId).map(b -> String.format("%08x:%02x:%02x.%x", b.domain(), b.bus(), b.device(),
-                b.function())).orElse(busId);
-    }
 
     /** Adds the UUID/bus id the proc entries know to GPUs named by UUID. */
     private static List<GpuId> enrich(List<GpuId> gpus, List<GpuId> proc) {
@@ -209,8 +209,7 @@ public final class AllocatedGpus {
 
     private static List<GpuId> narrow(List<GpuId> gpus, String cuda, List<String> notes) {
         List<GpuId> ordered = new ArrayList<>(gpus);
-        ordered.sort(Comparator.comparing((GpuId g) -> g.busId() == null ? "~" : busKey(g.busId()))
-                .thenComparing(g -> g.index() == null ? Integer.MAX_VALUE : g.index()));
+        ordered.sort(BUS_ORDER.thenComparing(g -> g.index() == null ? Integer.MAX_VALUE : g.index()));
         List<GpuId> out = new ArrayList<>();
         for (String raw : cuda.split(",")) {
             String id = raw.strip();

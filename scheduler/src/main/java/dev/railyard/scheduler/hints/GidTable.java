@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The GID table of one RDMA port as sysfs shows it to the reading process (kernel ABI
@@ -32,6 +33,8 @@ import java.util.Set;
 public final class GidTable {
     /** {@code gid_attrs/types} text of a RoCE v2 entry. */
     public static final String ROCE_V2 = "RoCE v2";
+    private static final Pattern INDEX = Pattern.compile("\\d{1,5}");
+    private static final Pattern GROUP = Pattern.compile("[0-9a-fA-F]{4}");
 
     /**
      * One GID table entry.
@@ -129,7 +132,7 @@ public final class GidTable {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(gids)) {
             for (Path p : ds) {
                 String name = p.getFileName().toString();
-                if (name.matches("\\d{1,5}")) {
+                if (INDEX.matcher(name).matches()) {
                     indices.add(Integer.parseInt(name));
                 }
             }
@@ -153,10 +156,12 @@ public final class GidTable {
         return new GidTable(hca, port, linkLayer, entries);
     }
 
+    /** @return the RDMA device name */
     public String hca() {
         return hca;
     }
 
+    /** @return the port number, 1-based */
     public int port() {
         return port;
     }
@@ -211,7 +216,7 @@ public final class GidTable {
         }
         byte[] b = new byte[16];
         for (int g = 0; g < 8; g++) {
-            if (!groups[g].matches("[0-9a-fA-F]{4}")) {
+            if (!GROUP.matcher(groups[g]).matches()) {
                 return null;
             }
             int v = Integer.parseInt(groups[g], 16);

@@ -27,15 +27,28 @@ import java.util.Map;
  */
 public sealed interface HintFile {
 
-    /** A hint this version understands. */
+    /**
+     * A hint this version understands.
+     *
+     * @param hint   the parsed hint
+     * @param source where it was read, for messages
+     */
     record Found(PlacementHint hint, String source) implements HintFile {
     }
 
-    /** No hint: the file is missing, empty, or has no {@value HintAnnotations#PLACEMENT} entry. */
+    /**
+     * No hint: the file is missing, empty, or has no {@value HintAnnotations#PLACEMENT} entry.
+     *
+     * @param reason one line, for stderr
+     */
     record Absent(String reason) implements HintFile {
     }
 
-    /** A hint that must be ignored: unreadable, malformed, or of a newer schema version. */
+    /**
+     * A hint that must be ignored: unreadable, malformed, or of a newer schema version.
+     *
+     * @param reason one line naming the file and what is wrong, for stderr
+     */
     record Ignored(String reason) implements HintFile {
     }
 

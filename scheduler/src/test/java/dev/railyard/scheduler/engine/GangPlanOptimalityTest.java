@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.fail;
  *
  * <p>The exhaustive search below is written independently of the planner: it enumerates every distribution of pods
  * over nodes, every rail vector and every GPU subset on every node, and evaluates the documented cost (tier, hops,
- * local = 10·Σ penalty + 4·Δ broken groups + 1·free GPUs left, slack) from scratch. It shares only the model
+ * local = 10·Σ penalty + 4·Δ broken groups + 1·free GPUs left, counting only GPUs whose own pair is within the
+ * limit, slack, enclosing) from scratch. It shares only the model
  * definitions: GPU→rail binding ({@link NodeRailView#bindings()}) and fabric tiers ({@link FabricModel#commonTier}).
  * Each planner result is also re-evaluated from its concrete GPU sets, so a plan whose reported cost it does not
  * achieve fails too.
@@ -36,7 +37,7 @@ class GangPlanOptimalityTest {
     private static final int INSTANCES = 1000;
     private static final int[] PENALTY = {0, 1, 4, 5, 8}; // PIX PXB PHB NODE SYS, CostWeights.defaults()
 
-    record Cost(int tier, long hops, long local, long slack) implements Comparable<Cost> {
+    record Cost(int tier, long hops, long local, long slack, List<Long> enclosing) implements Comparable<Cost> {
         @Override
         public int compareTo(Cost o) {
             int c = Integer.compare(tier, o.tier);
@@ -48,8 +49,33 @@ class GangPlanOptimalityTest {
                 return c;
             }
             c = Long.compare(local, o.local);
-            return c != 0 ? c : Long.compare(slack, o.slack);
+            if (c != 0) {
+                return c;
+            }
+            c = Long.compare(slack, o.slack);
+            for (int i = 0; c == 0 && i < enclosing.size(); i++) {
+                c = Long.compare(enclosing.get(i), o.enclosing.get(i));
+            }
+            return c;
         }
+    }
+
+    /** Free GPUs left in the domains around {@code anchor} at tiers {@code tier} .. maxTier (the slack, then the
+     * enclosing domains). */
+    static List<Long> freeAround(Instance in, String anchor, int tier, Set<Integer> rails, long gangGpus) {
+        FabricModel fabric = in.snapshot.fabric();
+        List<Long> out = new ArrayList<>();
+        for (int level = tier; level <= Math.max(tier, fabric.maxTier()); level++) {
+            long free = 0;
+            for (NodeState ns : in.snapshot.nodes()) {
+                boolean inside = level == 0 ? ns.name().equals(anchor) : pairTier(fabric, anchor, ns.name(), rails) <= level;
+                if (inside) {
+                    free += ns.freeGpuCount();
+                }
+            }
+            out.add(free - gangGpus);
+        }
+        return out;
     }
 
     @Test
@@ -71,7 +97,7 @@ class GangPlanOptimalityTest {
             }
             feasible++;
             PlanCost pc = out.plan().cost();
-            Cost got = new Cost(pc.tier(), pc.hops(), pc.local(), pc.slack());
+            Cost got = new Cost(pc.tier(), pc.hops(), pc.local(), pc.slack(), pc.enclosing());
             assertThat(pc.relaxations()).isZero();
             assertThat(got).as("seed %d", seed).isEqualTo(best);
             assertThat(evaluate(in, out.plan())).as("seed %d: the plan achieves its reported cost", seed)
@@ -162,26 +188,33 @@ class GangPlanOptimalityTest {
         final Map<Integer, Integer> groupSize = new HashMap<>();
         final Map<Integer, Integer> groupFree = new HashMap<>();
         final Set<Integer> usableRails = new TreeSet<>();
+        final Set<Integer> capable = new HashSet<>();
 
         NodeFacts(NodeRailView view) {
             NodeState ns = view.node();
             NodeTopologySpec spec = ns.topology();
             name = ns.name();
-            Map<Integer, String> homeHca = new HashMap<>();
+            Map<Integer, GpuHcaPair> home = new HashMap<>();
             for (GpuHcaPair p : spec.pairs()) {
-                homeHca.put(p.gpu(), p.hca());
+                home.put(p.gpu(), p);
             }
             Map<String, Integer> ids = new HashMap<>();
             Map<Integer, Integer> groupOf = new HashMap<>();
             int f = 0;
             for (var gp : spec.gpus()) {
-                String key = homeHca.containsKey(gp.index()) ? "hca " + homeHca.get(gp.index()) : "gpu " + gp.index();
+                GpuHcaPair own = home.get(gp.index());
+                String key = own != null ? "hca " + own.hca() : "gpu " + gp.index();
                 int id = ids.computeIfAbsent(key, k -> ids.size());
                 groupOf.put(gp.index(), id);
-                groupSize.merge(id, 1, Integer::sum);
-                if (!ns.allocatedGpus().contains(gp.index())) {
-                    groupFree.merge(id, 1, Integer::sum);
-                    f++;
+                // only GPUs whose own pair is within the limit count for fragmentation and tightness
+                boolean capableGpu = view.limit() == null || (own != null && own.distance().isAtMost(view.limit()));
+                if (capableGpu) {
+                    capable.add(gp.index());
+                    groupSize.merge(id, 1, Integer::sum);
+                    if (!ns.allocatedGpus().contains(gp.index())) {
+                        groupFree.merge(id, 1, Integer::sum);
+                        f++;
+                    }
                 }
             }
             free = f;
@@ -218,11 +251,15 @@ class GangPlanOptimalityTest {
         long localCost(List<Integer> positions) {
             Map<Integer, Integer> after = new HashMap<>(groupFree);
             long pen = 0;
+            int capableTaken = 0;
             for (int p : positions) {
-                after.merge(group[p], -1, Integer::sum);
+                if (capable.contains(gpu[p])) {
+                    after.merge(group[p], -1, Integer::sum);
+                    capableTaken++;
+                }
                 pen += penalty[p];
             }
-            return 10 * pen + 4L * (brokenCount(after) - brokenCount(groupFree)) + (free - positions.size());
+            return 10 * pen + 4L * (brokenCount(after) - brokenCount(groupFree)) + (free - capableTaken);
         }
 
         /** Cheapest local cost for m pods of g GPUs, each with rail vector v (null = any rails); null if none. */
@@ -346,15 +383,8 @@ class GangPlanOptimalityTest {
             return null;
         }
         String anchor = facts.get(usedNodes.get(0)).name;
-        long free = 0;
-        for (NodeState ns : in.snapshot.nodes()) {
-            boolean inside = tier == 0 ? ns.name().equals(anchor) : pairTier(fabric, anchor, ns.name(), rails) <= tier;
-            if (inside) {
-                free += ns.freeGpuCount();
-            }
-        }
-        long gang = (long) in.gang.pods().size() * g;
-        return new Cost(tier, hops, local, free - gang);
+        List<Long> around = freeAround(in, anchor, tier, rails, (long) in.gang.pods().size() * g);
+        return new Cost(tier, hops, local, around.get(0), around.subList(1, around.size()));
     }
 
     static int pairTier(FabricModel fabric, String a, String b, Set<Integer> rails) {
@@ -463,14 +493,7 @@ class GangPlanOptimalityTest {
                 hops += (long) count.get(nodes.get(a)) * count.get(nodes.get(b)) * (2L * t - 1);
             }
         }
-        long free = 0;
-        for (NodeState ns : in.snapshot.nodes()) {
-            boolean inside = tier == 0 ? ns.name().equals(nodes.get(0))
-                    : pairTier(fabric, nodes.get(0), ns.name(), rails) <= tier;
-            if (inside) {
-                free += ns.freeGpuCount();
-            }
-        }
-        return new Cost(tier, hops, local, free - (long) plan.pods().size() * pod.gpus());
+        List<Long> around = freeAround(in, nodes.get(0), tier, rails, (long) plan.pods().size() * pod.gpus());
+        return new Cost(tier, hops, local, around.get(0), around.subList(1, around.size()));
     }
 }

@@ -162,21 +162,23 @@ class HintBackfillTest {
 
     @Test
     void eventsAreRateLimitedButPatchesAreNot() throws Exception {
+        int pods = 5;
+        List<CompletionStage<Outcome>> all = new java.util.ArrayList<>();
         List<String> uids = new java.util.ArrayList<>();
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < pods; i++) {
             uids.add(pod("r-" + i, "gpu-a1", null));
         }
         var b = backfill((p, n) -> new HintLookup.Hints(Map.of(HintAnnotations.RAILS, "0")), 3, 1);
-        List<CompletionStage<Outcome>> all = List.of(
-                b.enqueue(new PodRef("prod", "r-0", uids.get(0)), "gpu-a1", "x"),
-                b.enqueue(new PodRef("prod", "r-1", uids.get(1)), "gpu-a1", "x"),
-                b.enqueue(new PodRef("prod", "r-2", uids.get(2)), "gpu-a1", "x"));
+        for (int i = 0; i < pods; i++) {
+            all.add(b.enqueue(new PodRef("prod", "r-" + i, uids.get(i)), "gpu-a1", "x"));
+        }
         for (CompletionStage<Outcome> s : all) {
             assertThat(await(s)).isEqualTo(Outcome.PATCHED);
         }
         double skipped = registry.counter("railyard_hint_backfill_events_skipped_total").count();
-        // one Event permit per second: three back-to-back patches span at most two refresh periods
-        assertThat(events().size() + (int) skipped).isEqualTo(3);
+        // one Event permit per second: five back-to-back patches on one thread take well under four seconds, so
+        // at least one Event is skipped; every pod is patched either way
+        assertThat(events().size() + (int) skipped).isEqualTo(pods);
         assertThat(skipped).isGreaterThanOrEqualTo(1);
     }
 

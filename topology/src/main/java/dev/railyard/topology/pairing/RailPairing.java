@@ -128,9 +128,10 @@ public final class RailPairing {
                 dist.put(h.name(), column);
             }
             List<Hca> candidates = new ArrayList<>();
+            Set<String> names = new HashSet<>();
             for (Hca h : spec.hcas()) {
-                if (reasons.containsKey(h.name())) {
-                    continue;  // duplicate name
+                if (!names.add(h.name())) {
+                    continue;  // a second HCA of the same name: the first one stands for both
                 }
                 String reason = deviceReason(h);
                 if (reason != null) {

@@ -1,0 +1,118 @@
+package dev.railyard.scheduler.cli;
+
+import dev.railyard.scheduler.cluster.ClusterCache;
+import dev.railyard.scheduler.engine.PlacementEngine;
+import dev.railyard.scheduler.hints.BindingWriter;
+import dev.railyard.scheduler.hints.HintBackfill;
+import dev.railyard.scheduler.hints.HintSource;
+import dev.railyard.scheduler.ipam.IpPoolLedger;
+import dev.railyard.scheduler.protocol.PlacementDecisions;
+import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.protocol.kube.Binder;
+import dev.railyard.scheduler.server.ReadinessProbe;
+import dev.railyard.scheduler.service.EnginePlacementDecisions;
+import dev.railyard.scheduler.service.LeaderElection;
+import dev.railyard.topology.InputException;
+import dev.railyard.topology.fabric.FabricFile;
+import dev.railyard.topology.fabric.FabricModel;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What {@code railyard serve} runs against a live cluster: the Kubernetes client, the informer cache, the IP pool
+ * ledger, the engine behind the protocol port, the bind path (Binding with hints, backfill) and readiness
+ * (informers synced).
+ *
+ * @param client     the API client
+ * @param cache      informers and snapshots
+ * @param decisions  the protocol port answered by the engine
+ * @param binder     kube-scheduler bind verb: creates the Binding with hint annotations
+ * @param backfill   patches hints onto pods bound without them
+ * @param readiness  ready once the informers have synced
+ */
+record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecisions decisions, Binder binder,
+                     HintBackfill backfill, ReadinessProbe readiness, LeaderElection election) implements AutoCloseable {
+
+    /**
+     * Leader-election settings.
+     *
+     * @param namespace   Lease namespace
+     * @param leaseName   Lease name
+     * @param identity    this replica's identity (pod name)
+     * @param leaderLabel label key for label routing, or null for readiness routing
+     */
+    record Leadership(String namespace, String leaseName, String identity, String leaderLabel) {
+    }
+
+    /**
+     * Connects and starts the informers (does not wait for them to sync: until then answers are neutral).
+     *
+     * @throws InputException when the kubeconfig or the fabric file cannot be read
+     */
+    static ClusterWiring start(Path kubeconfig, Path fabricFile, int neutralScore, MeterRegistry registry,
+                               Leadership leadership) {
+        KubernetesClient client = connect(kubeconfig);
+        FabricModel fabric = fabricFile == null ? null : FabricFile.read(fabricFile);
+        ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
+                Duration.ofSeconds(30));
+        cache.start();
+        IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC());
+        EnginePlacementDecisions decisions = new EnginePlacementDecisions(cache::snapshot, ledger,
+                new PlacementEngine(), fabric, neutralScore, registry);
+        HintSource hints = HintSource.of(decisions);
+        HintBackfill backfill = new HintBackfill(client, hints, HintBackfill.Settings.DEFAULT, registry);
+        BindingWriter binder = new BindingWriter(client, hints, backfill);
+        LeaderElection election = leadership == null ? null : new LeaderElection(client, leadership.namespace(),
+                leadership.leaseName(), leadership.identity(), leadership.leaderLabel(), registry);
+        ReadinessProbe readiness = () -> {
+            if (!cache.synced()) {
+                return Optional.of("cluster cache informers have not synced");
+            }
+            if (election != null && election.routesByReadiness() && !election.leading()) {
+                return Optional.of("not the leader");
+            }
+            return Optional.empty();
+        };
+        return new ClusterWiring(client, cache, decisions, binder, backfill, readiness, election);
+    }
+
+    private static KubernetesClient connect(Path kubeconfig) {
+        if (kubeconfig == null) {
+            return new KubernetesClientBuilder().build();
+        }
+        try {
+            return new KubernetesClientBuilder()
+                    .withConfig(Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString()))
+                    .build();
+        } catch (IOException e) {
+            throw new InputException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw new InputException("kubeconfig " + kubeconfig + " is not usable: " + e.getMessage());
+        }
+    }
+
+    /** Routes beyond the two protocols (the binding-hint webhook). */
+    Map<String, VerbHandler> extraRoutes() {
+        return Map.of();
+    }
+
+    @Override
+    public void close() {
+        if (election != null) {
+            election.close();
+        }
+        backfill.close();
+        cache.close();
+        client.close();
+    }
+}

@@ -1,0 +1,380 @@
+package dev.railyard.scheduler.service;
+
+import dev.railyard.api.hints.PlacementHint;
+import dev.railyard.api.volcano.PodGroup;
+import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.cluster.ClusterView;
+import dev.railyard.scheduler.cluster.IpamSnapshotConverter;
+import dev.railyard.scheduler.cluster.PodView;
+import dev.railyard.scheduler.engine.ClusterSnapshot;
+import dev.railyard.scheduler.engine.GangContext;
+import dev.railyard.scheduler.engine.GangRequest;
+import dev.railyard.scheduler.engine.NodeState;
+import dev.railyard.scheduler.engine.PlacementEngine;
+import dev.railyard.scheduler.engine.PlacementPolicy;
+import dev.railyard.scheduler.engine.PlanOutcome;
+import dev.railyard.scheduler.engine.PlannedPod;
+import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.hints.PlacementHints;
+import dev.railyard.scheduler.ipam.IpPoolLedger;
+import dev.railyard.scheduler.ipam.PodNetworksRequest;
+import dev.railyard.scheduler.ipam.PodPlacement;
+import dev.railyard.scheduler.ipam.PoolVerdict;
+import dev.railyard.scheduler.protocol.AllocationVerdict;
+import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.protocol.GangJob;
+import dev.railyard.scheduler.protocol.GangReadiness;
+import dev.railyard.scheduler.protocol.GangRef;
+import dev.railyard.scheduler.protocol.GangVerdict;
+import dev.railyard.scheduler.protocol.NodeScore;
+import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.protocol.PlacementDecisions;
+import dev.railyard.scheduler.protocol.PodRef;
+import dev.railyard.topology.fabric.FabricModel;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
+
+/**
+ * The protocol port answered by the placement engine over live cluster state.
+ *
+ * <p>Per request it takes one {@link ClusterView} (rebuilt only when the cache's event counter moved, so a burst of
+ * 16 concurrent predicate calls shares one view), finds the pod's gang (its PodGroup), plans the gang once per view
+ * and steers every task by that plan:
+ * <ul>
+ *   <li><b>Filter</b>: the engine's per-pod verdict with the gang's context (members already bound or tentatively
+ *       allocated, and the plan's rail set). A node the snapshot does not know, or one without a NodeTopology, passes
+ *       neutrally (never a rejection for want of data).</li>
+ *   <li><b>Score</b>: the engine's 0–100 score; the node the gang plan chose for this pod gets 100 and every other
+ *       node at most 99, so the plan wins ties without hiding the breakdown.</li>
+ *   <li><b>Reserve</b> (Volcano {@code allocateFunc}): holds one address per network in the IP pool ledger; a pool
+ *       that cannot hold it vetoes the allocation. {@code deallocateFunc} releases the holds.</li>
+ *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
+ *       addresses), reject with the plan's reasons otherwise.</li>
+ *   <li><b>Bind hints</b>: the hint for the node in the Binding: the plan's pod when the plan chose that node,
+ *       otherwise a one-pod plan on that node with the gang's rail set.</li>
+ * </ul>
+ * While the cluster cache has not synced, every answer is neutral and the log says so once. Thread-safe.
+ */
+public final class EnginePlacementDecisions implements PlacementDecisions {
+    private static final Logger LOG = LoggerFactory.getLogger(EnginePlacementDecisions.class);
+
+    private final Supplier<ClusterObjects> objects;
+    private final IpPoolLedger ledger;
+    private final PlacementEngine engine;
+    private final FabricModel fabric;
+    private final int neutralScore;
+    private final MeterRegistry registry;
+    private final Object viewLock = new Object();
+    private volatile Cached cached;
+    /** gang key → pod key → node, from Volcano's tentative allocations. */
+    private final ConcurrentMap<String, ConcurrentMap<String, String>> tentative = new ConcurrentHashMap<>();
+    private volatile boolean announcedCold;
+
+    private record Cached(long version, ClusterView view, ConcurrentMap<String, PlanOutcome> plans) {
+    }
+
+    /**
+     * @param objects      the current cluster objects (the cache's {@code snapshot()})
+     * @param ledger       the IP pool ledger; updated here whenever the objects change
+     * @param engine       the placement engine
+     * @param fabric       a static fabric, or null to read it from HyperNodes or node labels
+     * @param neutralScore score for nodes Railyard cannot judge, 0..100
+     * @param registry     where to count neutral answers ({@code railyard_neutral_answers_total{why}})
+     */
+    public EnginePlacementDecisions(Supplier<ClusterObjects> objects, IpPoolLedger ledger, PlacementEngine engine,
+                                    FabricModel fabric, int neutralScore, MeterRegistry registry) {
+        this.objects = objects;
+        this.ledger = ledger;
+        this.engine = engine;
+        this.fabric = fabric;
+        this.neutralScore = neutralScore;
+        this.registry = registry;
+    }
+
+    /** @return the current view, or null while the cache has not synced */
+    ClusterView view() {
+        ClusterObjects now = objects.get();
+        if (!now.synced()) {
+            if (!announcedCold) {
+                announcedCold = true;
+                LOG.warn("cluster cache not synced yet: answering neutrally (all nodes pass, score {})", neutralScore);
+            }
+            return null;
+        }
+        Cached c = cached;
+        if (c != null && c.version() == now.version()) {
+            return c.view();
+        }
+        synchronized (viewLock) {
+            c = cached;
+            if (c != null && c.version() == now.version()) {
+                return c.view();
+            }
+            var ipam = IpamSnapshotConverter.convert(now);
+            ledger.update(ipam.value());
+            ClusterView view = ClusterView.of(now, ledger, fabric);
+            if (!view.warnings().isEmpty() || !ipam.warnings().isEmpty()) {
+                LOG.debug("cluster view v{}: {} objects skipped or partly read: {}", now.version(),
+                        view.warnings().size() + ipam.warnings().size(), view.warnings());
+            }
+            cached = new Cached(now.version(), view, new ConcurrentHashMap<>());
+            return view;
+        }
+    }
+
+    private void countNeutral(String why) {
+        registry.counter("railyard_neutral_answers_total", "why", why).increment();
+    }
+
+    /** What the engine needs to judge one pod: its request, policy, gang context and the plan's choice. */
+    private record PodContext(PodRequest request, PlacementPolicy policy, GangContext context, PlannedPod planned,
+                              String gangKey, PlanOutcome outcome) {
+    }
+
+    private PodContext contextOf(ClusterView view, ExtenderPod pod) {
+        String key = pod.ref().namespace() + "/" + pod.ref().name();
+        PodView known = view.pod(key);
+        PodRequest request = known != null ? view.request(known) : requestOf(pod);
+        GangRef gangRef = pod.gang();
+        PodGroup group = gangRef == null ? null
+                : view.podGroup(gangRef.namespace() + "/" + gangRef.podGroupName());
+        if (group == null) {
+            PlacementPolicy policy = PlacementPolicy.resolve(null, null, pod.annotations(), view.snapshot().fabric());
+            return new PodContext(request, policy, GangContext.none(), null, key, null);
+        }
+        String gangKey = group.namespace() + "/" + group.name();
+        List<PodView> members = view.members(group);
+        List<String> placed = new ArrayList<>();
+        List<PodView> toPlace = new ArrayList<>();
+        for (PodView m : members) {
+            if (m.node() != null && !m.node().isEmpty()) {
+                placed.add(m.node());
+            } else {
+                toPlace.add(m);
+            }
+        }
+        Map<String, String> held = tentative.getOrDefault(gangKey, new ConcurrentHashMap<>());
+        held.forEach((podKey, node) -> {
+            if (!podKey.equals(key)) {
+                placed.add(node);
+            }
+        });
+        PlacementPolicy policy = PlacementPolicy.resolve(null, group, pod.annotations(), view.snapshot().fabric());
+        if (toPlace.stream().noneMatch(m -> m.key().equals(key))) {
+            // the informer has not seen this pod yet: judge it on its own, with the members' nodes as context
+            return new PodContext(request, policy, new GangContext(placed, null), null, gangKey, null);
+        }
+        List<PodView> planned = toPlace.stream().filter(m -> !held.containsKey(m.key()) || m.key().equals(key))
+                .toList();
+        PlanOutcome outcome = planFor(view, gangKey, group, planned);
+        if (outcome != null && outcome.schedulable()) {
+            for (PlannedPod p : outcome.plan().pods()) {
+                if (p.pod().equals(pod.ref().name())) {
+                    GangContext ctx = GangContext.of(outcome.plan(), p.index());
+                    List<String> allPlaced = new ArrayList<>(placed);
+                    allPlaced.addAll(ctx.placed());
+                    return new PodContext(request, policy, new GangContext(allPlaced, ctx.rails()), p, gangKey,
+                            outcome);
+                }
+            }
+        }
+        return new PodContext(request, policy, new GangContext(placed, null), null, gangKey, outcome);
+    }
+
+    private PlanOutcome planFor(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
+        if (members.isEmpty()) {
+            return null;
+        }
+        String memo = gangKey + "|" + String.join(",", members.stream().map(PodView::key).toList());
+        Cached c = cached;
+        if (c == null || c.view() != view) {
+            return plan(view, gangKey, group, members);
+        }
+        return c.plans().computeIfAbsent(memo, k -> plan(view, gangKey, group, members));
+    }
+
+    private PlanOutcome plan(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
+        try {
+            GangRequest gang = view.gang(gangKey, group, members, null);
+            PlanOutcome outcome = engine.plan(view.snapshot(), gang);
+            LOG.debug("gang {}: {}", gangKey, outcome.summary());
+            return outcome;
+        } catch (RuntimeException e) {
+            LOG.warn("gang {}: cannot plan ({}); judging its pods one by one", gangKey, e.getMessage());
+            return null;
+        }
+    }
+
+    private static PodRequest requestOf(ExtenderPod pod) {
+        return new PodRequest(pod.ref().namespace(), pod.ref().name(), (int) pod.requests().gpus(),
+                pod.requests().hcaDevices(), PodNetworksRequest.of(pod.ref().namespace(), pod.annotations()), false);
+    }
+
+    private String unjudgeable(ClusterSnapshot snapshot, String node) {
+        NodeState ns = snapshot.node(node);
+        if (ns == null) {
+            return "node " + node + " unknown to Railyard";
+        }
+        if (ns.topology() == null) {
+            return "node " + node + " has no NodeTopology";
+        }
+        return null;
+    }
+
+    @Override
+    public List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames) {
+        ClusterView view = view();
+        List<NodeVerdict> out = new ArrayList<>(nodeNames.size());
+        if (view == null) {
+            countNeutral("cache-cold");
+            nodeNames.forEach(n -> out.add(NodeVerdict.neutral(n, "Railyard's cluster cache has not synced")));
+            return out;
+        }
+        PodContext pc = contextOf(view, pod);
+        for (String node : nodeNames) {
+            String why = pc.request().gpus() > 0 ? unjudgeable(view.snapshot(), node) : null;
+            if (why != null) {
+                countNeutral("no-topology");
+                out.add(NodeVerdict.neutral(node, why));
+                continue;
+            }
+            var verdict = engine.filter(view.snapshot(), pc.request(), pc.policy(), node, pc.context());
+            if (verdict.feasible()) {
+                out.add(NodeVerdict.pass(node));
+            } else {
+                LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
+                out.add(NodeVerdict.unschedulable(node, verdict.describe()));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public List<NodeScore> score(ExtenderPod pod, List<String> nodeNames) {
+        ClusterView view = view();
+        List<NodeScore> out = new ArrayList<>(nodeNames.size());
+        if (view == null) {
+            countNeutral("cache-cold");
+            nodeNames.forEach(n -> out.add(new NodeScore(n, neutralScore, true)));
+            return out;
+        }
+        PodContext pc = contextOf(view, pod);
+        String plannedNode = pc.planned() == null ? null : pc.planned().node();
+        for (String node : nodeNames) {
+            if (unjudgeable(view.snapshot(), node) != null) {
+                countNeutral("no-topology");
+                out.add(new NodeScore(node, neutralScore, true));
+                continue;
+            }
+            int s = engine.score(view.snapshot(), pc.request(), pc.policy(), node, pc.context()).score();
+            out.add(new NodeScore(node, node.equals(plannedNode) ? NodeScore.MAX : Math.min(s, NodeScore.MAX - 1),
+                    false));
+        }
+        return out;
+    }
+
+    @Override
+    public GangVerdict enqueueable(GangJob job) {
+        ClusterView view = view();
+        if (view == null) {
+            countNeutral("cache-cold");
+            return GangVerdict.abstain("Railyard's cluster cache has not synced");
+        }
+        if (job.tasks().isEmpty()) {
+            return GangVerdict.abstain("the job carries no tasks");
+        }
+        PodGroup group = view.podGroup(job.namespace() + "/" + job.podGroupName());
+        List<PodRequest> requests = job.tasks().stream().map(EnginePlacementDecisions::requestOf).toList();
+        PlacementPolicy policy = PlacementPolicy.resolve(null, group, job.tasks().get(0).annotations(),
+                view.snapshot().fabric());
+        PlanOutcome outcome = engine.plan(view.snapshot(),
+                new GangRequest(job.namespace(), job.podGroupName(), requests, policy));
+        if (outcome.schedulable()) {
+            return GangVerdict.permit();
+        }
+        LOG.info("gang {}/{} not enqueueable: {}", job.namespace(), job.podGroupName(), outcome.summary());
+        return GangVerdict.reject(outcome.summary());
+    }
+
+    @Override
+    public GangReadiness jobReady(GangJob job) {
+        return GangReadiness.readyToCommit();
+    }
+
+    @Override
+    public AllocationVerdict allocated(ExtenderPod pod, String nodeName) {
+        String podKey = pod.ref().namespace() + "/" + pod.ref().name();
+        GangRef gang = pod.gang();
+        String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
+        PodNetworksRequest networks = PodNetworksRequest.of(pod.ref().namespace(), pod.annotations());
+        if (!networks.selections().isEmpty() && view() != null) {
+            PoolVerdict v = ledger.reserve(List.of(new PodPlacement(podKey, networks, nodeName)));
+            if (!v.admitted()) {
+                return AllocationVerdict.veto(v.message());
+            }
+        }
+        tentative.computeIfAbsent(gangKey, k -> new ConcurrentHashMap<>()).put(podKey, nodeName);
+        return AllocationVerdict.accept();
+    }
+
+    @Override
+    public void deallocated(ExtenderPod pod, String nodeName) {
+        String podKey = pod.ref().namespace() + "/" + pod.ref().name();
+        GangRef gang = pod.gang();
+        String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
+        var held = tentative.get(gangKey);
+        if (held != null) {
+            held.remove(podKey);
+            if (held.isEmpty()) {
+                tentative.remove(gangKey, held);
+            }
+        }
+        ledger.release(podKey);
+    }
+
+    @Override
+    public Map<String, String> bindHints(PodRef ref, String nodeName) {
+        ClusterView view = view();
+        if (view == null) {
+            return Map.of();
+        }
+        String key = ref.namespace() + "/" + ref.name();
+        PodView known = view.pod(key);
+        if (known == null || view.snapshot().node(nodeName) == null
+                || view.snapshot().node(nodeName).topology() == null) {
+            return Map.of();
+        }
+        ExtenderPod pod = new ExtenderPod(ref, known.labels(), known.annotations(), "", null,
+                GangRef.of(ref.namespace(), known.labels(), known.annotations()), null);
+        PodContext pc = contextOf(view, pod);
+        try {
+            if (pc.planned() != null && pc.planned().node().equals(nodeName)) {
+                return PlacementHints.annotations(
+                        PlacementHints.hint(view.snapshot(), pc.outcome().plan(), pc.planned(), pc.request()));
+            }
+            // the scheduler chose another node than the plan: pair the pod on the node in the Binding
+            ClusterSnapshot one = new ClusterSnapshot(List.of(view.snapshot().node(nodeName)),
+                    new ArrayList<>(view.snapshot().networks().values()), view.snapshot().fabric(), null);
+            PlanOutcome single = engine.plan(one, new GangRequest(ref.namespace(), pc.gangKey(),
+                    List.of(pc.request()), pc.policy()));
+            if (!single.schedulable()) {
+                LOG.info("no hints for {} on {}: {}", key, nodeName, single.summary());
+                return Map.of();
+            }
+            PlacementHint hint = PlacementHints.hint(one, single.plan(), single.plan().pods().get(0), pc.request());
+            return new LinkedHashMap<>(PlacementHints.annotations(hint));
+        } catch (RuntimeException e) {
+            LOG.warn("no hints for {} on {}: {}", key, nodeName, e.getMessage());
+            return Map.of();
+        }
+    }
+}

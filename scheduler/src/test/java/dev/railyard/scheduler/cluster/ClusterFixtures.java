@@ -1,0 +1,147 @@
+package dev.railyard.scheduler.cluster;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.railyard.api.topology.DiscoverySource;
+import dev.railyard.api.topology.Gpu;
+import dev.railyard.api.topology.GpuHcaDistance;
+import dev.railyard.api.topology.GpuHcaPair;
+import dev.railyard.api.topology.Hca;
+import dev.railyard.api.topology.HcaPort;
+import dev.railyard.api.topology.NodeTopologySpec;
+import dev.railyard.api.topology.PcieDistance;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Small hand-written Kubernetes objects in generic form, as a snapshot file or an informer would give them. */
+public final class ClusterFixtures {
+    private static final ObjectMapper RECORDS = JsonMapper.builder()
+            .disable(MapperFeature.AUTO_DETECT_IS_GETTERS)
+            .serializationInclusion(JsonInclude.Include.NON_NULL).build();
+
+    private ClusterFixtures() {
+    }
+
+    /** @return an object of the kind with metadata and the given top-level fields */
+    public static GenericKubernetesResource object(WatchedKind kind, String namespace, String name,
+                                                   Map<String, String> labels, Map<String, String> annotations,
+                                                   Map<String, Object> fields) {
+        GenericKubernetesResource r = new GenericKubernetesResource();
+        r.setApiVersion(kind.apiVersion());
+        r.setKind(kind.kind());
+        r.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name)
+                .withLabels(labels == null ? null : new LinkedHashMap<>(labels))
+                .withAnnotations(annotations == null ? null : new LinkedHashMap<>(annotations)).build());
+        if (fields != null) {
+            fields.forEach(r::setAdditionalProperty);
+        }
+        return r;
+    }
+
+    /** @return a ready Node advertising {@code nvidia.com/gpu: 8} and the given RDMA resources */
+    public static GenericKubernetesResource node(String name, Map<String, String> labels, Map<String, String> rdma) {
+        Map<String, Object> alloc = new LinkedHashMap<>();
+        alloc.put("nvidia.com/gpu", "8");
+        alloc.putAll(rdma);
+        return object(WatchedKind.NODE, null, name, labels, null, Map.of("status", Map.of("allocatable", alloc,
+                "conditions", List.of(Map.of("type", "Ready", "status", "True")))));
+    }
+
+    /** @return a NodeTopology with the spec and, when {@code status} is not null, that status (as a map) */
+    public static GenericKubernetesResource topology(String name, NodeTopologySpec spec, Map<String, Object> status) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("spec", RECORDS.convertValue(spec, Map.class));
+        if (status != null) {
+            fields.put("status", status);
+        }
+        return object(WatchedKind.NODE_TOPOLOGY, null, name, null, null, fields);
+    }
+
+    /**
+     * The seed machine's shape: 8 GPUs and 4 HCAs mlx5_0..3 on netdevs lan2..lan5; GPUs 2k and 2k+1 are PIX to mlx5_k
+     * (rail k), NODE to the other HCA of their socket (GPUs 0–3 with mlx5_0,1; 4–7 with mlx5_2,3), SYS across.
+     */
+    public static NodeTopologySpec seedShape() {
+        List<Gpu> gpus = new ArrayList<>();
+        List<Hca> hcas = new ArrayList<>();
+        List<GpuHcaDistance> ds = new ArrayList<>();
+        List<GpuHcaPair> pairs = new ArrayList<>();
+        for (int h = 0; h < 4; h++) {
+            hcas.add(new Hca("mlx5_" + h, null, h / 2, List.of(new HcaPort(1, "Ethernet", "ACTIVE", 400,
+                    List.of("lan" + (h + 2)), null)), null, null));
+        }
+        for (int g = 0; g < 8; g++) {
+            gpus.add(new Gpu(g, null, null, g / 4, null, List.of(), null));
+            for (int h = 0; h < 4; h++) {
+                PcieDistance d = g / 2 == h ? PcieDistance.PIX : g / 4 == h / 2 ? PcieDistance.NODE : PcieDistance.SYS;
+                ds.add(new GpuHcaDistance(g, "mlx5_" + h, d));
+            }
+            pairs.add(new GpuHcaPair(g, "mlx5_" + g / 2, PcieDistance.PIX, g / 2));
+        }
+        return new NodeTopologySpec(DiscoverySource.NVIDIA_SMI, true, List.of(), gpus, hcas, List.of(), List.of(), ds,
+                pairs, List.of());
+    }
+
+    /** @return a pod with one container requesting {@code resources}; bound when {@code node} is not null */
+    public static GenericKubernetesResource pod(String namespace, String name, String node,
+                                                Map<String, String> annotations, Map<String, Object> resources) {
+        Map<String, Object> container = new LinkedHashMap<>();
+        container.put("name", "main");
+        container.put("resources", Map.of("requests", resources, "limits", resources));
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("containers", List.of(container));
+        if (node != null) {
+            spec.put("nodeName", node);
+        }
+        return object(WatchedKind.POD, namespace, name, null, annotations, Map.of("spec", spec,
+                "status", Map.of("phase", node == null ? "Pending" : "Running")));
+    }
+
+    /** @return a macvlan NetworkAttachmentDefinition with a whereabouts range */
+    public static GenericKubernetesResource nad(String namespace, String name, String master, String range) {
+        String config = "{\"cniVersion\":\"0.3.1\",\"name\":\"" + name + "\",\"type\":\"macvlan\",\"master\":\""
+                + master + "\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"whereabouts\",\"range\":\"" + range + "\"}}";
+        return object(WatchedKind.NETWORK_ATTACHMENT_DEFINITION, namespace, name, null, null,
+                Map.of("spec", Map.of("config", config)));
+    }
+
+    /** @return an IPPool; {@code podrefs[i]} holds offset i+1 */
+    public static GenericKubernetesResource ipPool(String namespace, String name, String range, List<String> podrefs) {
+        Map<String, Object> alloc = new LinkedHashMap<>();
+        for (int i = 0; i < podrefs.size(); i++) {
+            alloc.put(Integer.toString(i + 1), Map.of("id", "c" + (i + 1), "podref", podrefs.get(i),
+                    "ifname", "net1"));
+        }
+        return object(WatchedKind.IP_POOL, namespace, name, null, null,
+                Map.of("spec", Map.of("range", range, "allocations", alloc)));
+    }
+
+    /** @return a Volcano PodGroup */
+    public static GenericKubernetesResource podGroup(String namespace, String name, int minMember,
+                                                     Map<String, String> annotations) {
+        return object(WatchedKind.POD_GROUP, namespace, name, null, annotations,
+                Map.of("spec", Map.of("minMember", minMember)));
+    }
+
+    /** @return the objects as one snapshot */
+    public static ClusterObjects objects(List<GenericKubernetesResource> all) {
+        Map<WatchedKind, List<GenericKubernetesResource>> byKind = new LinkedHashMap<>();
+        for (WatchedKind k : WatchedKind.ALL) {
+            byKind.put(k, new ArrayList<>());
+        }
+        for (GenericKubernetesResource r : all) {
+            WatchedKind k = SnapshotDirectory.classify(r.getApiVersion(), r.getKind());
+            byKind.get(k).add(r);
+        }
+        return new ClusterObjects(Instant.parse("2026-09-01T00:00:00Z"), 1, byKind, Set.of(), true);
+    }
+}

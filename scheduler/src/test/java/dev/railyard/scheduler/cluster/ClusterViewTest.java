@@ -1,0 +1,182 @@
+package dev.railyard.scheduler.cluster;
+
+import dev.railyard.api.volcano.PodGroup;
+import dev.railyard.scheduler.engine.SecondaryNetwork;
+import dev.railyard.scheduler.ipam.IpPoolLedger;
+import dev.railyard.scheduler.ipam.IpamSnapshot;
+import dev.railyard.topology.fabric.FabricModel;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.railyard.scheduler.cluster.ClusterFixtures.nad;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.node;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.object;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.objects;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.pod;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.podGroup;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The assembled engine view: fabric, networks, PodGroups, pods; and the ledger's snapshot from the same objects. */
+class ClusterViewTest {
+
+    private static GenericKubernetesResource hyperNode(String name, Object tier, List<Map<String, Object>> members) {
+        return object(WatchedKind.HYPER_NODE, null, name, null, null, Map.of("spec", Map.of("tier", tier,
+                "members", members)));
+    }
+
+    private static Map<String, Object> nodeMember(String key, String value) {
+        return Map.of("type", "Node", "selector", key.equals("exact") ? Map.of("exactMatch", Map.of("name", value))
+                : Map.of("regexMatch", Map.of("pattern", value)));
+    }
+
+    private static IpPoolLedger ledger(ClusterObjects o) {
+        IpPoolLedger l = new IpPoolLedger(Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC),
+                Duration.ofMinutes(5), null);
+        l.update(IpamSnapshotConverter.convert(o).value());
+        return l;
+    }
+
+    @Test
+    void fabricComesFromHyperNodesAndAnUnreadableOneIsSkipped() {
+        List<GenericKubernetesResource> all = new ArrayList<>(List.of(node("node-a", null, Map.of()),
+                node("node-b", null, Map.of()), node("node-c1", null, Map.of())));
+        all.add(hyperNode("leaf-1", 1, List.of(nodeMember("exact", "node-a"), nodeMember("exact", "node-b"))));
+        all.add(hyperNode("leaf-2", 1, List.of(nodeMember("regex", "^node-c"))));
+        all.add(hyperNode("spine", 2, List.of(Map.of("type", "HyperNode", "selector",
+                Map.of("exactMatch", Map.of("name", "leaf-1"))), Map.of("type", "HyperNode", "selector",
+                Map.of("exactMatch", Map.of("name", "leaf-2"))))));
+        all.add(hyperNode("broken", "two", List.of(nodeMember("exact", "node-a"))));
+        ClusterObjects o = objects(all);
+
+        ClusterView v = ClusterView.of(o, null, null);
+
+        FabricModel f = v.snapshot().fabric();
+        assertThat(f.source()).isEqualTo(FabricModel.Source.HYPERNODES);
+        // a and b share leaf-1 (tier 1); a and c1 meet at the spine (tier 2)
+        assertThat(f.commonTier("node-a", "node-b", 0)).isEqualTo(1);
+        assertThat(f.commonTier("node-a", "node-c1", 0)).isEqualTo(2);
+        assertThat(v.warnings()).contains("HyperNode broken: spec.tier 'two' is not a whole number; skipped");
+    }
+
+    @Test
+    void withoutHyperNodesTheFabricComesFromNodeLabels() {
+        Map<String, String> leaf1 = Map.of("network.topology.nvidia.com/leaf", "l1",
+                "network.topology.nvidia.com/spine", "s1");
+        Map<String, String> leaf2 = Map.of("network.topology.nvidia.com/leaf", "l2",
+                "network.topology.nvidia.com/spine", "s1");
+        ClusterObjects o = objects(List.of(node("node-a", leaf1, Map.of()), node("node-b", leaf1, Map.of()),
+                node("node-c", leaf2, Map.of())));
+
+        FabricModel f = ClusterView.of(o, null, null).snapshot().fabric();
+
+        assertThat(f.source()).isEqualTo(FabricModel.Source.LABELS);
+        assertThat(f.commonTier("node-a", "node-b", 0)).isEqualTo(1);
+        assertThat(f.commonTier("node-a", "node-c", 0)).isEqualTo(2);
+    }
+
+    @Test
+    void networksTakeMasterRangeAndPoolFromTheLedgerAndWithoutItFromTheCniConfig() {
+        ClusterObjects o = objects(List.of(nad("prod", "rdma-net-ipam-lan2", "lan2", "192.168.4.0/22")));
+
+        // whereabouts' pool name: the canonical CIDR with '/' replaced by '-'
+        assertThat(ClusterView.of(o, ledger(o), null).snapshot().network("prod/rdma-net-ipam-lan2"))
+                .isEqualTo(new SecondaryNetwork("prod", "rdma-net-ipam-lan2", "lan2", "192.168.4.0/22",
+                        "192.168.4.0-22"));
+        assertThat(ClusterView.of(o, null, null).snapshot().network("prod/rdma-net-ipam-lan2"))
+                .isEqualTo(new SecondaryNetwork("prod", "rdma-net-ipam-lan2", "lan2", null, null));
+    }
+
+    @Test
+    void podGroupsAndTheirPodsInRankOrderBadObjectsSkippedWithAWarning() {
+        Map<String, Object> nt = Map.of("mode", "soft", "highestTierAllowed", 2);
+        GenericKubernetesResource pg = object(WatchedKind.POD_GROUP, "prod", "train-uid", null,
+                Map.of("railyard.dev/rail-alignment", "required"), Map.of("spec", Map.of("minMember", 3,
+                        "networkTopology", nt)));
+        GenericKubernetesResource badPg = object(WatchedKind.POD_GROUP, "prod", "odd", null, null,
+                Map.of("spec", Map.of("minMember", 1, "networkTopology", Map.of("mode", "strict"))));
+        List<GenericKubernetesResource> all = new ArrayList<>(List.of(pg, badPg));
+        // created out of order: worker-1, master-0, worker-0 (task-spec, then task-index, orders them)
+        for (String[] p : new String[][]{{"worker", "1"}, {"master", "0"}, {"worker", "0"}}) {
+            Map<String, String> ann = new LinkedHashMap<>();
+            ann.put("scheduling.k8s.io/group-name", "train-uid");
+            ann.put("volcano.sh/task-spec", p[0]);
+            ann.put("volcano.sh/task-index", p[1]);
+            all.add(pod("prod", "train-" + p[0] + "-" + p[1], null, ann, Map.of("nvidia.com/gpu", "8")));
+        }
+        all.add(pod("prod", "broken", null, null, Map.of("nvidia.com/gpu", "eight")));
+        ClusterObjects o = objects(all);
+
+        ClusterView v = ClusterView.of(o, null, null);
+
+        PodGroup g = v.podGroup("prod/train-uid");
+        assertThat(g.minMember()).isEqualTo(3);
+        assertThat(g.networkTopology()).isEqualTo(new PodGroup.NetworkTopology(PodGroup.NetworkTopologyMode.SOFT, 2,
+                null));
+        assertThat(g.annotations()).containsEntry("railyard.dev/rail-alignment", "required");
+        assertThat(v.members(g)).extracting(PodView::name)
+                .containsExactly("train-master-0", "train-worker-0", "train-worker-1");
+        assertThat(v.podGroupOf(v.pod("prod/train-worker-1"))).isSameAs(g);
+        assertThat(v.podGroup("prod/odd")).isNull();
+        assertThat(v.warnings()).contains(
+                "PodGroup prod/odd: spec.networkTopology.mode: networkTopology.mode 'strict' is neither hard nor soft; "
+                        + "skipped",
+                "Pod prod/broken: containers[main].resources.requests.nvidia.com/gpu: 'eight' is not a quantity; "
+                        + "skipped");
+        // the gang: every member's request, the rail hint from the PodGroup
+        var gang = v.gang("train", g, v.members(g), null);
+        assertThat(gang.pods()).extracting(r -> r.gpus()).containsExactly(8, 8, 8);
+        assertThat(gang.policy().sources()).contains("railyard.dev/rail-alignment=required (PodGroup)");
+    }
+
+    @Test
+    void effectiveRequestsFollowKubernetesRuleForInitContainersSidecarsAndOverhead() {
+        // apps: cpu 1 + 2 = 3, gpu 2; sidecar cpu 1 (restartPolicy Always); plain init cpu 4;
+        // max(3 + 1, 4 + sidecars declared before it = 0) = 4, plus overhead 0.5 = 4.5;
+        // mlx5_0 only as a limit: the API server defaults the request to it
+        Map<String, Object> spec = Map.of(
+                "containers", List.of(
+                        Map.of("name", "a", "resources", Map.of("requests", Map.of("cpu", "1", "nvidia.com/gpu", "2"),
+                                "limits", Map.of("nvidia.com/gpu", "2", "nvidia.com/mlx5_0", "1"))),
+                        Map.of("name", "b", "resources", Map.of("requests", Map.of("cpu", "2000m")))),
+                "initContainers", List.of(
+                        Map.of("name", "setup", "resources", Map.of("requests", Map.of("cpu", "4"))),
+                        Map.of("name", "proxy", "restartPolicy", "Always",
+                                "resources", Map.of("requests", Map.of("cpu", "1")))),
+                "overhead", Map.of("cpu", "500m"));
+        PodView p = PodView.of(object(WatchedKind.POD, "prod", "p", null, null, Map.of("spec", spec)));
+
+        assertThat(p.requests().get("cpu")).isEqualByComparingTo(new BigDecimal("4.5"));
+        assertThat(p.gpus()).isEqualTo(2);
+        assertThat(p.devices("nvidia.com/mlx5_0")).isEqualTo(1);
+        assertThat(p.node()).isNull();
+    }
+
+    @Test
+    void theLedgerSnapshotSkipsMisshapenPoolsAndCountsEveryPodAsLive() {
+        GenericKubernetesResource badPool = object(WatchedKind.IP_POOL, "kube-system", "10.0.0.0-24", null, null,
+                Map.of("spec", Map.of("range", "10.0.0.0/24", "allocations", "none")));
+        GenericKubernetesResource goodPool = ClusterFixtures.ipPool("kube-system", "10.0.1.0-24", "10.0.1.0/24",
+                List.of("prod/a"));
+        ClusterObjects o = objects(List.of(badPool, goodPool, pod("prod", "a", "node-a", null, Map.of()),
+                pod("prod", "b", null, null, Map.of())));
+
+        Converted<IpamSnapshot> c = IpamSnapshotConverter.convert(o);
+
+        assertThat(c.value().ipPools()).extracting(p -> p.getMetadata().getName()).containsExactly("10.0.1.0-24");
+        assertThat(c.value().ipPools().get(0).getSpec().allocations().get("1").podref()).isEqualTo("prod/a");
+        assertThat(c.value().livePods()).containsExactlyInAnyOrder("prod/a", "prod/b");
+        assertThat(c.warnings()).singleElement().satisfies(w -> assertThat(w)
+                .startsWith("IPPool kube-system/10.0.0.0-24: cannot be read as IPPool (")
+                .endsWith("); left out of the pool counts"));
+    }
+}
