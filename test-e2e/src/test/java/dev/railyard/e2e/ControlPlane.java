@@ -324,6 +324,11 @@ public final class ControlPlane implements AutoCloseable {
         return apiServer;
     }
 
+    /** Scratch directory of this run (etcd data and the like), deleted by {@link #close()}. */
+    Path scratchDir() {
+        return dataDir;
+    }
+
     /** Directory with this run's logs, generated configs and PID files. */
     public Path runDir() {
         return runDir;

@@ -16,12 +16,13 @@ import java.util.Map;
 
 /**
  * Railyard's extender service under test: {@code java -jar scheduler/target/railyard.jar serve} as a child process
- * of this JVM, on 127.0.0.1 and a free port, with the control plane's admin kubeconfig ({@code KUBECONFIG}). Its
+ * of this JVM, on 127.0.0.1 and a free port, with the control plane's admin kubeconfig ({@code --kubeconfig}). Its
  * log and PID file are in the control plane's run directory ({@code railyard-<n>.log}); it is stopped by PID like
  * every other component.
  *
  * <p>The jar is system property {@code railyard.e2e.jar} (set by this module's pom to
- * {@code ../scheduler/target/railyard.jar}); it is run with the JVM running the tests (Java 21 or newer).
+ * {@code ../scheduler/target/railyard.jar}), copied once per control plane into its scratch directory; it is run
+ * with the JVM running the tests (Java 21 or newer).
  */
 public final class RailyardProcess {
 
@@ -56,19 +57,15 @@ public final class RailyardProcess {
      * @throws IllegalStateException if it exits or is not ready in time (with the end of its log)
      */
     public URI start() throws IOException {
-        Path jar = jar();
-        if (!Files.isRegularFile(jar)) {
-            throw new IOException("Railyard jar " + jar + " not found; build it with "
-                    + "`./mvnw -B -q install -DskipTests -pl api,topology,scheduler`");
-        }
+        Path jar = snapshotJar();
         int port = LoopbackPorts.pick(1)[0];
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-jar", jar.toString(), "serve", "--address=127.0.0.1", "--port=" + port));
+                "-jar", jar.toString(), "serve", "--address=127.0.0.1", "--port=" + port,
+                "--kubeconfig=" + controlPlane.kubeconfig()));
         cmd.addAll(extraArgs);
         generation++;
-        process = controlPlane.launch("railyard-" + generation, cmd,
-                Map.of("KUBECONFIG", controlPlane.kubeconfig().toString()));
+        process = controlPlane.launch("railyard-" + generation, cmd, Map.of());
         url = URI.create("http://127.0.0.1:" + port);
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         HttpRequest ready = HttpRequest.newBuilder(url.resolve("/readyz")).timeout(Duration.ofSeconds(2)).GET().build();
@@ -86,6 +83,27 @@ public final class RailyardProcess {
             http.close();
         }
         return url;
+    }
+
+    /**
+     * A private copy of the jar for this control plane's lifetime: a rebuild of {@code scheduler/target/railyard.jar}
+     * while the suite runs (another build on the same checkout) would otherwise pull classes out from under the
+     * running JVM, which loads them lazily from the file.
+     */
+    private Path snapshotJar() throws IOException {
+        Path source = jar();
+        if (!Files.isRegularFile(source)) {
+            throw new IOException("Railyard jar " + source + " not found; build it with "
+                    + "`./mvnw -B -q install -DskipTests -pl api,topology,scheduler`");
+        }
+        Path copy = controlPlane.scratchDir().resolve("railyard.jar");
+        if (!Files.isRegularFile(copy)) {
+            Files.createDirectories(copy.getParent());
+            Path tmp = copy.resolveSibling("railyard.jar.tmp");
+            Files.copy(source, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, copy, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+        return copy;
     }
 
     /** Stops the running instance (SIGTERM, SIGKILL after the grace period); no-op when none runs. */

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.topology.GpuHcaPair;
-import dev.railyard.api.topology.NodeTopologySpec;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -202,12 +201,13 @@ class RailyardVolcanoIT {
     void railyardStoppedWithIgnorableFalseLeavesTheGangWaitingWithNothingHalfBoundUntilItIsBack() throws Exception {
         RAILYARD[0].stop();
         PROXY.backend(null);
-        int failedBefore = PROXY.failures("/volcano/predicate");
+        int failedBefore = PROXY.totalFailures();
         client.resource(SeedWorkloads.gangJob(client, "gang-outage", 2, 8, Map.of(), List.of())).create();
 
         await().pollDelay(SEVERAL_SESSIONS).atMost(SEVERAL_SESSIONS.plusSeconds(1)).until(() -> true);
-        // vc-scheduler did try (and got transport errors): ignorable=false rejects every node in predicate.
-        assertThat(PROXY.failures("/volcano/predicate")).isGreaterThan(failedBefore);
+        // vc-scheduler did call Railyard and got transport errors. With ignorable=false a failed jobEnqueueable
+        // rejects the job (it stays Pending) and a failed predicate rejects the node (wire-formats.md §1.4).
+        assertThat(PROXY.totalFailures()).as("failed extender calls during the outage").isGreaterThan(failedBefore);
         assertThat(view.boundCount("gang-outage")).as("pods bound during the outage (0 of 2, not 1)").isZero();
         assertThat(view.podGroupPhase("gang-outage")).isNotEqualTo(java.util.Optional.of("Running"));
 

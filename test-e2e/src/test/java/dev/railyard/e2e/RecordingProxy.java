@@ -116,6 +116,11 @@ public final class RecordingProxy implements AutoCloseable {
         return n == null ? 0 : n.get();
     }
 
+    /** Failed calls over all paths so far. */
+    public int totalFailures() {
+        return failures.values().stream().mapToInt(AtomicInteger::get).sum();
+    }
+
     /** Calls per path so far, sorted by path (for a report line). */
     public Map<String, Integer> callCounts() {
         Map<String, Integer> m = new TreeMap<>();

@@ -3,7 +3,6 @@ package dev.railyard.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.railyard.api.topology.NodeTopology;
 import dev.railyard.api.whereabouts.IPAllocation;
 import dev.railyard.api.whereabouts.IPPool;
 import dev.railyard.api.whereabouts.IPPoolSpec;
@@ -118,10 +117,14 @@ public final class SeedCluster {
                 return node;
             });
             n.machine().ifPresent(m -> {
-                NodeTopology nt = FixtureMachines.nodeTopology(n.name(), m);
-                NodeTopology created = client.resources(NodeTopology.class).resource(nt).create();
-                created.setStatus(nt.getStatus());
-                client.resources(NodeTopology.class).resource(created).updateStatus();
+                // Written and read as a generic object: the typed api records do not accept the derived "up" /
+                // "software" properties their is-getters add (and the generated CRD keeps) when read back strictly.
+                GenericKubernetesResource nt = client.getKubernetesSerialization().convertValue(
+                        FixtureMachines.nodeTopology(n.name(), m), GenericKubernetesResource.class);
+                Object status = nt.getAdditionalProperties().get("status");
+                GenericKubernetesResource created = client.resource(nt).create();
+                created.getAdditionalProperties().put("status", status);
+                client.resource(created).updateStatus();
             });
         }
         cp.ensureNamespace(SeedWorkloads.NAMESPACE);

@@ -19,6 +19,7 @@ public record Hca(String name, String pciBusId, Integer numaNode, List<HcaPort> 
     }
 
     /** @return true for software RDMA devices (SoftiWARP {@code siw*}, Soft-RoCE {@code rxe*}), never rails. */
+    @com.fasterxml.jackson.annotation.JsonIgnore
     public boolean isSoftware() {
         return name.startsWith("siw") || name.startsWith("rxe");
     }

@@ -20,6 +20,7 @@ public record HcaPort(int number, String linkLayer, String state, Integer rateGb
     }
 
     /** @return true unless the port is known to be down (unknown state counts as usable). */
+    @com.fasterxml.jackson.annotation.JsonIgnore
     public boolean isUp() {
         return state == null || state.toUpperCase(java.util.Locale.ROOT).contains("ACTIVE");
     }

@@ -2,6 +2,7 @@ package dev.railyard.scheduler.cli;
 
 import dev.railyard.scheduler.cluster.ClusterCache;
 import dev.railyard.scheduler.engine.PlacementEngine;
+import dev.railyard.scheduler.hints.BindingHintWebhook;
 import dev.railyard.scheduler.hints.BindingWriter;
 import dev.railyard.scheduler.hints.HintBackfill;
 import dev.railyard.scheduler.hints.HintSource;
@@ -38,10 +39,13 @@ import java.util.Optional;
  * @param decisions  the protocol port answered by the engine
  * @param binder     kube-scheduler bind verb: creates the Binding with hint annotations
  * @param backfill   patches hints onto pods bound without them
+ * @param webhook    the pods/binding admission webhook that adds hints to Bindings
+ * @param election   leader election, or null when off
  * @param readiness  ready once the informers have synced
  */
 record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecisions decisions, Binder binder,
-                     HintBackfill backfill, ReadinessProbe readiness, LeaderElection election) implements AutoCloseable {
+                     HintBackfill backfill, BindingHintWebhook webhook, ReadinessProbe readiness,
+                     LeaderElection election) implements AutoCloseable {
 
     /**
      * Leader-election settings.
@@ -69,7 +73,7 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC());
         EnginePlacementDecisions decisions = new EnginePlacementDecisions(cache::snapshot, ledger,
                 new PlacementEngine(), fabric, neutralScore, registry);
-        HintSource hints = HintSource.of(decisions);
+        HintSource hints = HintSource.of(decisions, cache::synced);
         HintBackfill backfill = new HintBackfill(client, hints, HintBackfill.Settings.DEFAULT, registry);
         BindingWriter binder = new BindingWriter(client, hints, backfill);
         LeaderElection election = leadership == null ? null : new LeaderElection(client, leadership.namespace(),
@@ -83,7 +87,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
             }
             return Optional.empty();
         };
-        return new ClusterWiring(client, cache, decisions, binder, backfill, readiness, election);
+        BindingHintWebhook webhook = new BindingHintWebhook(hints, backfill, BindingHintWebhook.DEFAULT_BUDGET, registry);
+        return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, readiness, election);
     }
 
     private static KubernetesClient connect(Path kubeconfig) {
@@ -101,9 +106,9 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         }
     }
 
-    /** Routes beyond the two protocols (the binding-hint webhook). */
-    Map<String, VerbHandler> extraRoutes() {
-        return Map.of();
+    /** The pods/binding admission webhook's routes ({@code /admission/pods-binding}). */
+    Map<String, VerbHandler> webhookRoutes() {
+        return webhook.routes();
     }
 
     @Override

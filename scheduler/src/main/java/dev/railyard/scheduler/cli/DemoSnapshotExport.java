@@ -55,11 +55,13 @@ final class DemoSnapshotExport {
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .serializationInclusion(JsonInclude.Include.NON_NULL)
             .build();
+    /** Keys sorted, as kubectl prints them; this also makes the files byte-stable from run to run. */
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
             .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-            .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR));
+            .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR))
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
 
     private DemoSnapshotExport() {
     }

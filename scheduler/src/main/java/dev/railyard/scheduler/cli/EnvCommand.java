@@ -26,8 +26,8 @@ import java.util.concurrent.Callable;
  * (see {@link NcclEnvironment} and docs/hints.md). Meant for an init container writing {@code --env-file} into a
  * shared volume, or an entrypoint wrapper doing {@code eval "$(railyard env)"}.
  *
- * <p>Never fails the pod's start over hints: no hint, a malformed hint or a hint of a newer schema is reported on
- * stderr and the command exits 0 exporting nothing. Exit 2 only for usage errors (unknown option) and an
+ * <p>Never fails the pod's start over hints: no hint, a malformed hint, a hint of a newer schema, or an internal
+ * error while applying it is reported on stderr and the command exits 0 exporting nothing. Exit 2 only for usage errors (unknown option) and an
  * {@code --env-file} that cannot be written.
  */
 @Command(name = "env",
@@ -86,7 +86,18 @@ final class EnvCommand implements Callable<Integer> {
                 err.println("railyard env: ignoring the placement hint: " + i.reason() + "; nothing to export");
                 result = null;
             }
-            case HintFile.Found f -> result = compute(f, err);
+            case HintFile.Found f -> {
+                try {
+                    result = compute(f, err);
+                } catch (InputException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    // a bug must not keep the pod from starting: say so and export nothing
+                    err.println("railyard env: internal error while applying the hint (" + e
+                            + "); nothing to export");
+                    result = null;
+                }
+            }
         }
         emit(result, err);
         return 0;

@@ -122,6 +122,18 @@ final class ServeCommand implements Callable<Integer> {
                     + "Without it only the leader reports ready.")
     String leaderLabel;
 
+    @Option(names = "--webhook-port", paramLabel = "PORT",
+            description = "Serve the pods/binding admission webhook (/admission/pods-binding) on its own HTTPS port "
+                    + "(needs --webhook-tls-cert and --webhook-tls-key). Without it the webhook route is on the main "
+                    + "port, which then needs TLS for the API server to call it.")
+    Integer webhookPort;
+
+    @Option(names = "--webhook-tls-cert", paramLabel = "FILE", description = "PEM certificate chain for the webhook port.")
+    Path webhookTlsCert;
+
+    @Option(names = "--webhook-tls-key", paramLabel = "FILE", description = "PEM PKCS#8 private key for the webhook port.")
+    Path webhookTlsKey;
+
     @Option(names = "--fabric", paramLabel = "FILE",
             description = "Static fabric file (docs/fabric.md); default: Volcano HyperNodes, else node labels.")
     Path fabricFile;
@@ -153,9 +165,25 @@ final class ServeCommand implements Callable<Integer> {
                 new VolcanoExtender(decisions, r.volcano(), registry).verbs()));
         routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX,
                 new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs()));
-        if (wiring != null) {
-            routes.putAll(wiring.extraRoutes());
+        ExtenderServer webhookServer = null;
+        if (wiring != null && webhookPort == null) {
+            routes.putAll(wiring.webhookRoutes());
+        } else if (wiring != null) {
+            if (webhookTlsCert == null || webhookTlsKey == null) {
+                throw new InputException("--webhook-port needs --webhook-tls-cert and --webhook-tls-key: the API server "
+                        + "only calls admission webhooks over HTTPS");
+            }
+            ServerSettings ws = new ServerSettings(new InetSocketAddress(r.server().address().getAddress(), webhookPort),
+                    r.server().maxRequestBytes(), new TlsSettings.Pem(webhookTlsCert, webhookTlsKey));
+            try {
+                webhookServer = ExtenderServer.start(ws, wiring.webhookRoutes(), ReadinessProbe.always(), registry);
+            } catch (TlsSettings.TlsException e) {
+                throw new InputException(e.getMessage());
+            } catch (IOException e) {
+                throw new InputException("cannot listen on webhook port " + webhookPort + ": " + e.getMessage());
+            }
         }
+        final ExtenderServer webhook = webhookServer;
 
         ExtenderServer server;
         try {
@@ -169,6 +197,9 @@ final class ServeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping: finishing in-flight requests for up to 1 s");
             server.stop(1);
+            if (webhook != null) {
+                webhook.stop(1);
+            }
             if (wiring != null) {
                 wiring.close();
             }

@@ -54,7 +54,7 @@ final class SimulateCommand implements Runnable {
     int jobCount = 1000;
 
     @Option(names = "--load", description = "Generated trace: target busy share of GPUs (default ${DEFAULT-VALUE}).")
-    double load = 0.85;
+    double load = 0.75;
 
     @Option(names = "--seed", description = "Random seed (default ${DEFAULT-VALUE}).")
     long seed = 1;

@@ -160,7 +160,8 @@ public final class Explainer {
         }
         return new Explanation(Explanation.SCHEMA_VERSION, request.command(),
                 new Explanation.Source(context.kind(), context.location(), objects.takenAt().toString(),
-                        p.view.snapshot().fabric().origin()),
+                        p.view.snapshot().fabric().isEmpty() ? "no fabric data"
+                                : p.view.snapshot().fabric().origin()),
                 gangs, pools, p.warnings, notices);
     }
 
@@ -327,7 +328,8 @@ public final class Explainer {
             String head = String.join("; ", outcome.reasons().stream().map(Reason::toString).toList());
             summary = head.isEmpty() ? nodes : head + "; " + nodes;
         }
-        Explanation.Gang g = gangExplanation(p, gangName, kind, pgKey, min, gang, outcome, verdicts, summary, notices);
+        Explanation.Gang g = gangExplanation(p, snapshot, gangName, kind, pgKey, min, gang, outcome, verdicts, summary,
+                notices, Map.of());
         List<Explanation.Placement> all = new ArrayList<>(g.placements());
         all.addAll(boundPlacements);
         return new Explanation.Gang(g.gang(), g.kind(), g.podGroup(), g.minMember(), g.status(), g.summary(),
@@ -366,6 +368,7 @@ public final class Explainer {
         ClusterView view = p.view;
         ClusterSnapshot snapshot = view.snapshot();
         List<Explanation.Gang> out = new ArrayList<>();
+        Map<String, String> held = new TreeMap<>();
         for (VolcanoJobTemplate.Job job : jobs) {
             List<PodView> pods = new ArrayList<>();
             for (GenericKubernetesResource r : job.pods()) {
@@ -382,12 +385,18 @@ public final class Explainer {
                 notices.add("placed after the " + out.size() + " job" + (out.size() == 1 ? "" : "s")
                         + " before it in the file, whose planned GPUs, RDMA slots and addresses are taken");
             }
-            Explanation.Gang g = gangExplanation(p, job.key(), "VolcanoJob",
+            Explanation.Gang g = gangExplanation(p, current, job.key(), "VolcanoJob",
                     job.podGroup().namespace() + "/" + job.podGroup().name(), job.podGroup().minMember(), gang,
-                    outcome, outcome.verdicts(), outcome.summary(), notices);
+                    outcome, outcome.verdicts(), outcome.summary(), notices, Map.copyOf(held));
             out.add(g);
             if (outcome.schedulable()) {
                 snapshot = take(current, gang, outcome.plan(), p.ledger);
+                Map<String, List<Integer>> gpus = new TreeMap<>();
+                for (PlannedPod pp : outcome.plan().pods()) {
+                    gpus.computeIfAbsent(pp.node(), k -> new ArrayList<>()).addAll(pp.gpuIndices());
+                }
+                gpus.forEach((node, g2) -> held.merge(node, "what-if: " + job.key() + " GPUs " + g2,
+                        (a, b) -> a + ", " + b));
             }
         }
         return out;
@@ -421,11 +430,12 @@ public final class Explainer {
 
     // ---- rendering an outcome ----------------------------------------------------------------------------------
 
-    private Explanation.Gang gangExplanation(Prepared p, String gangName, String kind, String pgKey, Integer min,
-                                             GangRequest gang, PlanOutcome outcome, List<NodeVerdict> verdicts,
-                                             String summary, List<String> extraNotices) {
+    /** @param snapshot the snapshot the outcome was planned on (a what-if's later jobs see the earlier ones) */
+    private Explanation.Gang gangExplanation(Prepared p, ClusterSnapshot snapshot, String gangName, String kind,
+                                             String pgKey, Integer min, GangRequest gang, PlanOutcome outcome,
+                                             List<NodeVerdict> verdicts, String summary, List<String> extraNotices,
+                                             Map<String, String> whatIfHeld) {
         ClusterView view = p.view;
-        ClusterSnapshot snapshot = view.snapshot();
         List<Explanation.Placement> placements = new ArrayList<>();
         Explanation.Domain domain = null;
         Explanation.Cost cost = null;
@@ -445,8 +455,13 @@ public final class Explainer {
         List<Explanation.NodeEntry> nodes = new ArrayList<>();
         for (NodeVerdict v : verdicts) {
             NodeState ns = snapshot.node(v.node());
+            String accounting = view.gpuAccounting().get(v.node());
+            String held = whatIfHeld.get(v.node());
+            if (held != null) {
+                accounting = accounting == null ? held : accounting + "; " + held;
+            }
             nodes.add(new Explanation.NodeEntry(v.node(), v.feasible(), ns == null ? 0 : ns.freeGpuCount(),
-                    view.gpuAccounting().get(v.node()), v.reasons().stream().map(Explainer::reason).toList()));
+                    accounting, v.reasons().stream().map(Explainer::reason).toList()));
         }
         List<Explanation.PoolLine> pools = outcome.pools() == null ? List.of() : networkPools(outcome.pools(), view);
         return new Explanation.Gang(gangName, kind, pgKey, min, outcome.schedulable() ? Explanation.Gang.SCHEDULABLE

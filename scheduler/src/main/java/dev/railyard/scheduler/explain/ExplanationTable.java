@@ -160,7 +160,7 @@ public final class ExplanationTable {
      * @return the GPU–HCA pairs grouped by HCA in local-rank order, each with the farthest distance of the group:
      *         {@code GPU0,1→mlx5_0 PIX  GPU2,3→mlx5_1 PIX} (the form {@code railyard demo} prints)
      */
-    static String pairs(Explanation.Placement p) {
+    public static String pairs(Explanation.Placement p) {
         java.util.Map<String, List<String>> gpus = new java.util.LinkedHashMap<>();
         java.util.Map<String, String> worst = new java.util.HashMap<>();
         for (Explanation.GpuEntry x : p.gpus()) {

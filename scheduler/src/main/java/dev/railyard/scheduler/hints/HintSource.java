@@ -3,6 +3,8 @@ package dev.railyard.scheduler.hints;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * Computes the placement-hint annotations for a pod bound to a node: the node in the Binding, whatever the plan
  * said. The lead wires this to the placement engine ({@code hints.PlacementHints}).
@@ -29,5 +31,18 @@ public interface HintSource {
     static HintSource of(PlacementDecisions decisions) {
         return (pod, node) -> HintLookup.of(decisions.bindHints(pod, node),
                 "the placement port has no hints for " + pod + " on " + node);
+    }
+
+    /**
+     * Like {@link #of(PlacementDecisions)}, but answers {@link HintLookup.NotReady} while {@code cacheSynced} is
+     * false, so that pods bound before the cluster cache has synced are queued for {@link HintBackfill} instead of
+     * being left without hints (the port answers "nothing to add" for a cold cache).
+     *
+     * @param cacheSynced true once the informers behind {@code decisions} have synced; called per bind, must be cheap
+     */
+    static HintSource of(PlacementDecisions decisions, BooleanSupplier cacheSynced) {
+        HintSource port = of(decisions);
+        return (pod, node) -> cacheSynced.getAsBoolean() ? port.hintsFor(pod, node)
+                : new HintLookup.NotReady("the cluster cache has not synced yet");
     }
 }

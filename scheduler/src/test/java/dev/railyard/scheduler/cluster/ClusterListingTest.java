@@ -38,7 +38,7 @@ class ClusterListingTest {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
                 new KubernetesMixedDispatcher(responses), false);
         server.init();
-        client = server.createClient();
+        client = server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
     }
 
     @AfterEach

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -65,7 +66,7 @@ public final class NodeAgentRuntime implements AutoCloseable {
         PodResourcesClient podResources = PodResourcesClient.connect(settings, registry);
         Clock clock = Clock.systemUTC();
         NodeObserver observer = new NodeObserver(new SysfsHostDiscovery(settings.sysRoot()),
-                new NvidiaSmiProbe(settings.nvidiaSmi(), java.time.Duration.ofSeconds(30)), podResources, clock,
+                new NvidiaSmiProbe(settings.nvidiaSmi(), Duration.ofSeconds(30)), podResources, clock,
                 settings.resyncPeriod());
         NodeAgent agent = new NodeAgent(settings, observer, new NodeTopologyAssembler(settings, rdmaConfig),
                 new NodeTopologyPublisher(client), registry, clock);

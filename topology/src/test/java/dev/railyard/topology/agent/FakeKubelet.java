@@ -33,14 +33,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A kubelet PodResources v1 server for tests: serves the pods and allocatable devices it is given, counts calls,
  * and can enforce the kubelet's own rate limit (a token bucket of 100 per second, burst 10, answering
  * RESOURCE_EXHAUSTED "rejected by rate limit"; kubernetes {@code pkg/kubelet/apis/podresources/constants.go} and
- * {@code server_v1.go}). Serves in-process or on a real unix socket.
+ * {@code server_v1.go}). Serves in-process or on a real unix socket. Public (in topology's test jar) so that
+ * end-to-end tests can run the agent against it: {@code new FakeKubelet().pods(...).startOnSocket(path)} and
+ * {@code railyard agent --pod-resources-socket unix://<path>}.
  */
-final class FakeKubelet implements PodResourcesListerRpc.Service, AutoCloseable {
+public final class FakeKubelet implements PodResourcesListerRpc.Service, AutoCloseable {
     private volatile ListPodResourcesResponse pods = ListPodResourcesResponse.getDefaultInstance();
     private volatile AllocatableResourcesResponse allocatable = AllocatableResourcesResponse.getDefaultInstance();
-    final AtomicInteger listCalls = new AtomicInteger();
-    final AtomicInteger allocatableCalls = new AtomicInteger();
-    final AtomicInteger rejected = new AtomicInteger();
+    /** Calls of {@code List} so far. */
+    public final AtomicInteger listCalls = new AtomicInteger();
+    /** Calls of {@code GetAllocatableResources} so far. */
+    public final AtomicInteger allocatableCalls = new AtomicInteger();
+    /** Calls refused with RESOURCE_EXHAUSTED so far. */
+    public final AtomicInteger rejected = new AtomicInteger();
     private volatile int failNext;
     private TokenBucket bucket;
     private Server server;
@@ -48,41 +53,43 @@ final class FakeKubelet implements PodResourcesListerRpc.Service, AutoCloseable 
     private String inProcessName;
 
     /** Enforces the kubelet's token bucket: 100 tokens per second, capacity 10, starting full. */
-    FakeKubelet withKubeletRateLimit() {
+    public FakeKubelet withKubeletRateLimit() {
         bucket = new TokenBucket(100, 10);
         return this;
     }
 
     /** The next {@code n} calls answer RESOURCE_EXHAUSTED. */
-    FakeKubelet failNext(int n) {
+    public FakeKubelet failNext(int n) {
         failNext = n;
         return this;
     }
 
-    FakeKubelet pods(PodResources... list) {
+    public FakeKubelet pods(PodResources... list) {
         pods = ListPodResourcesResponse.newBuilder().addAllPodResources(List.of(list)).build();
         return this;
     }
 
-    FakeKubelet allocatable(ContainerDevices... devices) {
+    /** Replaces what {@code GetAllocatableResources} reports. */
+    public FakeKubelet allocatable(ContainerDevices... devices) {
         allocatable = AllocatableResourcesResponse.newBuilder().addAllDevices(List.of(devices)).build();
         return this;
     }
 
     /** Starts an in-process server; {@link #inProcessChannel()} connects to it. */
-    FakeKubelet startInProcess() throws IOException {
+    public FakeKubelet startInProcess() throws IOException {
         inProcessName = InProcessServerBuilder.generateName();
         server = InProcessServerBuilder.forName(inProcessName).directExecutor()
                 .addService(PodResourcesListerRpc.bind(this)).build().start();
         return this;
     }
 
-    ManagedChannel inProcessChannel() {
+    /** @return a new channel to the in-process server (the caller shuts it down) */
+    public ManagedChannel inProcessChannel() {
         return InProcessChannelBuilder.forName(inProcessName).directExecutor().build();
     }
 
     /** Starts a server on a unix domain socket at {@code socket} (epoll, as the kubelet serves it). */
-    FakeKubelet startOnSocket(Path socket) throws IOException {
+    public FakeKubelet startOnSocket(Path socket) throws IOException {
         group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
@@ -144,23 +151,26 @@ final class FakeKubelet implements PodResourcesListerRpc.Service, AutoCloseable 
         }
     }
 
-    static PodResources pod(String namespace, String name, ContainerDevices... devices) {
+    /** @return a pod with one container {@code main} holding {@code devices} */
+    public static PodResources pod(String namespace, String name, ContainerDevices... devices) {
         return PodResources.newBuilder().setNamespace(namespace).setName(name)
                 .addContainers(ContainerResources.newBuilder().setName("main").addAllDevices(List.of(devices)))
                 .build();
     }
 
-    static ContainerDevices devices(String resource, String... ids) {
+    /** @return {@code ids} of {@code resource}, without topology */
+    public static ContainerDevices devices(String resource, String... ids) {
         return ContainerDevices.newBuilder().setResourceName(resource).addAllDeviceIds(List.of(ids)).build();
     }
 
-    static ContainerDevices devicesOnNuma(String resource, long numa, String... ids) {
+    /** @return {@code ids} of {@code resource} on NUMA node {@code numa} */
+    public static ContainerDevices devicesOnNuma(String resource, long numa, String... ids) {
         return ContainerDevices.newBuilder().setResourceName(resource).addAllDeviceIds(List.of(ids))
                 .setTopology(TopologyInfo.newBuilder().addNodes(NUMANode.newBuilder().setID(numa))).build();
     }
 
     /** {@code "0"} .. {@code "n-1"}: the slot ids the rdma-shared-dev-plugin reports. */
-    static String[] slots(int n) {
+    public static String[] slots(int n) {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             ids.add(Integer.toString(i));
