@@ -51,7 +51,8 @@ class ClusterApiIT {
 
     @Test
     void jobsCrdDefaultsQueueAndMaxRetryWithoutTheWebhook() {
-        // The webhook's defaults queue=default and maxRetry=3 are also CRD defaults in volcano.sh/volcano v1.15.1
+        // The webhook's defaults queue=default and maxRetry=3 are also CRD defaults in volcano.sh/volcano v1.14.1
+        // (and v1.15.1)
         // config/crd/volcano/bases/batch.volcano.sh_jobs.yaml (spec.queue default "default", spec.maxRetry
         // default 3), so the API server applies them with no webhook running (design note §3.6).
         GenericKubernetesResource job = new GenericKubernetesResourceBuilder()

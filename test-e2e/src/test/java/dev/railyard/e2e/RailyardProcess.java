@@ -119,12 +119,4 @@ public final class RailyardProcess {
     public boolean running() {
         return process != null && process.alive();
     }
-
-    /** The current instance's process, for its log. */
-    public ComponentProcess process() {
-        if (process == null) {
-            throw new IllegalStateException("railyard serve is not running");
-        }
-        return process;
-    }
 }

@@ -1,7 +1,6 @@
 package dev.railyard.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.railyard.api.hints.HintAnnotations;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -71,7 +70,7 @@ class RailyardVolcanoIgnorableIT {
 
     @Test
     @Order(1)
-    void withRailyardUpTheSeedJobIsPlacedWithHintsAndEveryConfiguredVerbIsCalled() {
+    void withRailyardUpTheSeedJobIsPlacedOnAPairedNodeAndEveryConfiguredVerbIsCalled() {
         client.resource(SeedWorkloads.rdmaTestJob(client)).create();
         Pod pod = view.awaitJobBound("rdma-test", 1, BIND).getFirst();
         view.awaitPodGroupPhase("rdma-test", "Running", BIND);
@@ -82,8 +81,7 @@ class RailyardVolcanoIgnorableIT {
                 "jobEnqueueable", "allocateFunc")) {
             assertThat(PROXY.calls("/volcano/" + verb)).as(verb + " calls").isPositive();
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> ClusterView.annotation(view.pod(pod.getMetadata()
-                .getName()), HintAnnotations.PLACEMENT).isPresent());
+        // Hints on Volcano-bound pods are asserted in RailyardVolcanoIT; here only that Railyard took part.
     }
 
     @Test

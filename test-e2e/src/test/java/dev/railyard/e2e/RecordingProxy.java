@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -137,12 +136,6 @@ public final class RecordingProxy implements AutoCloseable {
         synchronized (d) {
             return List.copyOf(d);
         }
-    }
-
-    /** The saved first body of {@code path}, if one was captured. */
-    public Optional<Path> capture(String path) {
-        Path file = captureFile(path);
-        return Files.isRegularFile(file) ? Optional.of(file) : Optional.empty();
     }
 
     private Path captureFile(String path) {

@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,12 +95,6 @@ public final class SeedCluster {
     /** Names of the nodes under one leaf. */
     public static List<String> nodesUnder(String leaf) {
         return NODES.stream().filter(n -> n.leaf().equals(leaf)).map(FakeNode::name).toList();
-    }
-
-    /** The fake node of that name. */
-    public static FakeNode node(String name) {
-        return NODES.stream().filter(n -> n.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no fake node " + name));
     }
 
     /**
@@ -193,12 +186,6 @@ public final class SeedCluster {
         }
     }
 
-    /** Addresses allocated in the range's IPPool now. */
-    public static int allocated(KubernetesClient client, String range) {
-        IPPool p = client.resources(IPPool.class).inNamespace(WHEREABOUTS_NAMESPACE).withName(poolName(range)).get();
-        return p == null || p.getSpec().allocations() == null ? 0 : p.getSpec().allocations().size();
-    }
-
     /** Every pool back to {@link #PREALLOCATED} held addresses. */
     public static void resetPools(KubernetesClient client) {
         RANGES.values().forEach(r -> setAllocated(client, r, PREALLOCATED));
@@ -211,12 +198,5 @@ public final class SeedCluster {
         } catch (IOException e) {
             throw new UncheckedIOException("not JSON: " + text, e);
         }
-    }
-
-    /** Names of nodes whose NodeTopology exists, for assertions. */
-    public static List<String> nodesWithTopology() {
-        List<String> names = new ArrayList<>();
-        NODES.stream().filter(n -> n.machine().isPresent()).forEach(n -> names.add(n.name()));
-        return names;
     }
 }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The seed's {@code rdma-test} Volcano Job, unchanged, through real vc-controller-manager and vc-scheduler (no
- * extender yet) onto a fake GPU node. Asserts what the cluster shows: the pod Volcano created, its binding, its
+ * The seed's {@code rdma-test} Volcano Job, unchanged, through real vc-controller-manager and vc-scheduler without an
+ * extender (the baseline; Railyard's suites are {@code RailyardVolcano*IT}) onto a fake GPU node. Asserts what the cluster shows: the pod Volcano created, its binding, its
  * PodGroup's phase and the Job's phase.
  */
 class VolcanoRdmaTestJobIT {

@@ -16,9 +16,9 @@ import java.util.Optional;
 /**
  * Text of a {@code volcano-scheduler.conf} for vc-scheduler's {@code --scheduler-conf}.
  *
- * <p>Actions and plugins are Volcano v1.15.1's built-in default ({@code pkg/scheduler/util.go}
- * {@code DefaultSchedulerConf}: actions {@code enqueue, allocate, backfill}; tier 1 priority, gang, conformance;
- * tier 2 overcommit, drf, predicates, proportion, nodeorder). With an {@link Extender} the {@code extender} plugin is
+ * <p>Actions and plugins are Volcano's built-in default, the same in v1.14.1 (the version this suite runs) and
+ * v1.15.1 ({@code pkg/scheduler/util.go} {@code DefaultSchedulerConf}): actions {@code enqueue, allocate, backfill};
+ * tier 1 priority, gang, conformance; tier 2 overcommit, drf, predicates, proportion, nodeorder. With an {@link Extender} the {@code extender} plugin is
  * appended to tier 2, after {@code predicates}, so Volcano only asks the extender about nodes its own predicates
  * passed (see {@code /work/shared/design/wire-formats.md} §1.1 and §1.3).
  */
@@ -41,13 +41,13 @@ public final class VolcanoSchedulerConf {
     public record Extender(URI urlPrefix, Map<String, String> verbs, boolean ignorable,
                            List<String> managedResources, Duration httpTimeout) {
 
-        /** Verb argument keys Volcano v1.15.1 reads. */
+        /** Verb argument keys Volcano v1.14.1 and v1.15.1 read ({@code argument.go} is identical in both). */
         public static final List<String> VERB_KEYS = List.of("onSessionOpenVerb", "onSessionCloseVerb",
                 "predicateVerb", "prioritizeVerb", "preemptableVerb", "reclaimableVerb", "queueOverusedVerb",
                 "jobEnqueueableVerb", "jobReadyVerb", "allocateFuncVerb", "deallocateFuncVerb");
 
         /**
-         * @throws IllegalArgumentException for a verb key Volcano v1.15.1 does not read (it would be silently
+         * @throws IllegalArgumentException for a verb key Volcano v1.14/v1.15 does not read (it would be silently
          *         ignored there)
          */
         public Extender {

@@ -14,8 +14,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The generated {@code volcano-scheduler.conf}. vc-scheduler cannot be built here yet (README), so this pins the
- * shapes Volcano v1.15.1 reads (wire-formats.md §1.1) without a running scheduler.
+ * The generated {@code volcano-scheduler.conf}, checked without a running scheduler: it pins the
+ * shapes Volcano v1.14.1 and v1.15.1 read (wire-formats.md §1.1).
  */
 class VolcanoSchedulerConfTest {
 
@@ -25,7 +25,7 @@ class VolcanoSchedulerConfTest {
     void withoutExtenderItIsVolcanosDefaultConf() throws Exception {
         JsonNode conf = YAML.readTree(VolcanoSchedulerConf.render(Optional.empty()));
 
-        // pkg/scheduler/util.go DefaultSchedulerConf in volcano.sh/volcano v1.15.1.
+        // pkg/scheduler/util.go DefaultSchedulerConf in volcano.sh/volcano v1.14.1 (identical in v1.15.1).
         assertThat(conf.get("actions").asText()).isEqualTo("enqueue, allocate, backfill");
         assertThat(names(conf.get("tiers").get(0))).containsExactly("priority", "gang", "conformance");
         assertThat(names(conf.get("tiers").get(1)))

@@ -12,6 +12,7 @@ import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricFile;
 import dev.railyard.topology.fabric.FabricModel;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -95,7 +96,10 @@ final class ClusterSourceOptions {
         List<String> notes = new ArrayList<>();
         KubernetesClient client;
         try {
-            client = new KubernetesClientBuilder().build();
+            // kubectl's rules (KUBECONFIG, ~/.kube/config, in-cluster); one retry only: a person is waiting
+            Config config = Config.autoConfigure(null);
+            config.setRequestRetryBackoffLimit(1);
+            client = new KubernetesClientBuilder().withConfig(config).build();
         } catch (KubernetesClientException | IllegalStateException e) {
             throw new InputException("cannot set up a client from the kubeconfig: " + e.getMessage(), e);
         }

@@ -64,10 +64,28 @@ public final class ClusterListing {
                     continue;
                 }
                 throw new InputException("cannot list " + kind.plural() + " from " + client.getMasterUrl() + ": "
-                        + (code > 0 ? "HTTP " + code + " " : "") + oneLine(e.getMessage()), e);
+                        + (code > 0 ? "HTTP " + code + " " : "") + oneLine(rootMessage(e)), e);
             }
         }
         return new ClusterObjects(Instant.now(), 0, objects, disabled, true);
+    }
+
+    /**
+     * @return the message of the innermost cause that has one (connection refused, unknown host, ...), else the name
+     *         of the first specific cause ({@code ConnectException}), else the exception's own message
+     */
+    private static String rootMessage(Throwable e) {
+        String withMessage = null;
+        String named = null;
+        for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                withMessage = t.getClass().getSimpleName() + ": " + t.getMessage();
+            } else if (named == null && t.getClass() != java.io.IOException.class) {
+                named = t.getClass().getSimpleName();
+            }
+        }
+        String top = e.getMessage() == null ? "" : e.getMessage();
+        return withMessage != null ? top + " (" + withMessage + ")" : named != null ? top + " (" + named + ")" : top;
     }
 
     private static String oneLine(String s) {

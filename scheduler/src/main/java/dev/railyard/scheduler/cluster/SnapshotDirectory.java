@@ -173,9 +173,9 @@ public final class SnapshotDirectory {
                 int kept = objectsRead() - before;
                 warnings.add(name + (loc == null ? "" : " line " + loc.getLineNr() + ", column " + loc.getColumnNr())
                         + " (document " + (doc + 1) + "): "
-                        + oneLine(e.getOriginalMessage()) + "; " + (kept == 0 ? "nothing of this file is used"
-                        : "the " + kept + " object" + (kept == 1 ? "" : "s") + " before it are used, the rest of "
-                        + "the file is skipped"));
+                        + problem(e) + "; " + (kept == 0 ? "nothing of this file is used"
+                        : kept == 1 ? "the object before it is used, the rest of the file is skipped"
+                        : "the " + kept + " objects before it are used, the rest of the file is skipped"));
             } catch (IOException | RuntimeException e) {
                 warnings.add(name + ": cannot read: " + oneLine(e.getMessage()));
             }
@@ -328,6 +328,25 @@ public final class SnapshotDirectory {
             }
         }
         return b.isEmpty() ? "" : b + ": ";
+    }
+
+    /**
+     * @return a YAML or JSON syntax error in one line, without the source excerpt and position lines SnakeYAML puts
+     *         in its message ({@code while parsing a flow sequence: expected ',' or ']', but got <stream end>})
+     */
+    public static String problem(JsonProcessingException e) {
+        String m = e.getOriginalMessage();
+        if (m == null) {
+            return "unreadable";
+        }
+        List<String> parts = new ArrayList<>();
+        for (String line : m.split("\\R")) {
+            if (line.isBlank() || line.startsWith(" ") || line.startsWith("\t")) {
+                continue;
+            }
+            parts.add(line.trim());
+        }
+        return oneLine(parts.isEmpty() ? m : String.join(": ", parts));
     }
 
     private static String oneLine(String s) {

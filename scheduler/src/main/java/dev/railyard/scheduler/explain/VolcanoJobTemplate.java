@@ -10,6 +10,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.PodView;
+import dev.railyard.scheduler.cluster.SnapshotDirectory;
 import dev.railyard.scheduler.cluster.VolcanoObjectConverter;
 import dev.railyard.topology.InputException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -96,7 +97,7 @@ public final class VolcanoJobTemplate {
         } catch (JsonProcessingException e) {
             JsonLocation loc = e.getLocation();
             throw new InputException(name + (loc == null ? "" : " line " + loc.getLineNr() + ", column "
-                    + loc.getColumnNr()) + ": " + e.getOriginalMessage().lines().findFirst().orElse(""), e);
+                    + loc.getColumnNr()) + ": " + SnapshotDirectory.problem(e), e);
         } catch (IOException e) {
             throw new InputException(name + ": cannot read: " + e.getMessage(), e);
         }

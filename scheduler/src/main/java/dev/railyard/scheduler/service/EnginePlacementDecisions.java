@@ -317,7 +317,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
         PodNetworksRequest networks = PodNetworksRequest.of(pod.ref().namespace(), pod.annotations());
         if (!networks.selections().isEmpty() && view() != null) {
-            PoolVerdict v = ledger.reserve(List.of(new PodPlacement(podKey, networks, nodeName)));
+            PoolVerdict v = ledger.reserve(List.of(new PodPlacement(pod.ref().name(), networks, nodeName)));
             if (!v.admitted()) {
                 return AllocationVerdict.veto(v.message());
             }

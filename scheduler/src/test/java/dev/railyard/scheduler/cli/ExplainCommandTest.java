@@ -173,7 +173,7 @@ class ExplainCommandTest {
         assertThat(e.warnings()).contains("nodes.yaml document 1 items[15] (Node (no name)): metadata is missing; "
                 + "skipped", "NodeTopology gpu-c4: no Node of that name; ignored");
         assertThat(e.warnings()).anySatisfy(w -> assertThat(w).startsWith("extra.yaml line ").contains("(document 2)")
-                .endsWith("the 1 object before it are used, the rest of the file is skipped"));
+                .endsWith("the object before it is used, the rest of the file is skipped"));
         // every other file is still used: the demo's first placements are unchanged, gpu-c4 is gone
         assertThat(placements(e)).containsEntry("rdma-test-master-0", "gpu-a1 {0×2,1×2,2×2,3×2} GPU0,1→mlx5_0 PIX  "
                 + "GPU2,3→mlx5_1 PIX  GPU4,5→mlx5_2 PIX  GPU6,7→mlx5_3 PIX");

@@ -7,10 +7,9 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -21,24 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** The cache against fabric8's mock API server in CRUD mode, with API discovery answered by expectations. */
+@EnableKubernetesMockClient(crud = true)
 class ClusterCacheTest {
-    private KubernetesMockServer server;
-    private KubernetesClient client;
-    private SimpleMeterRegistry registry;
-
-    @BeforeEach
-    void setUp() {
-        server = new KubernetesMockServer(true);
-        server.init();
-        client = server.createClient();
-        registry = new SimpleMeterRegistry();
-    }
-
-    @AfterEach
-    void tearDown() {
-        client.close();
-        server.destroy();
-    }
+    KubernetesMockServer server;
+    KubernetesClient client;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @Test
     void missingCrdSwitchesItsFeatureOffAndOnWhenTheCrdAppears() {

@@ -158,7 +158,7 @@ class SnapshotDirectoryTest {
                 .isEqualTo("nodes.yaml document 1 items[3] (object gpu-a4): no kind; skipped"));
         // the cut file: the first document is used, the error names the file, line and document
         assertThat(l.warnings()).anySatisfy(w -> assertThat(w).startsWith("cut.yaml line ")
-                .contains("(document 2)").endsWith("the 1 object before it are used, the rest of the file is skipped"));
+                .contains("(document 2)").endsWith("the object before it is used, the rest of the file is skipped"));
         assertThat(l.warnings()).contains(
                 "z-extra.yaml document 1 (Pod lone): no metadata.namespace; put in namespace default",
                 "z-extra.yaml document 2 (Node gpu-a1): also in good.yaml document 1; this one is used");
