@@ -11,7 +11,9 @@ import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.kube.Binder;
 import dev.railyard.scheduler.server.ReadinessProbe;
+import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.service.EnginePlacementDecisions;
+import dev.railyard.scheduler.service.ExplainEndpoint;
 import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricFile;
@@ -104,6 +106,11 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         } catch (RuntimeException e) {
             throw new InputException("kubeconfig " + kubeconfig + " is not usable: " + e.getMessage());
         }
+    }
+
+    /** Routes on the main port beside the two protocols: {@code /explain}. */
+    Map<String, VerbHandler> serviceRoutes() {
+        return Map.of(ExplainEndpoint.PATH, new ExplainEndpoint(cache::snapshot, new Explainer()));
     }
 
     /** The pods/binding admission webhook's routes ({@code /admission/pods-binding}). */

@@ -165,6 +165,9 @@ final class ServeCommand implements Callable<Integer> {
                 new VolcanoExtender(decisions, r.volcano(), registry).verbs()));
         routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX,
                 new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs()));
+        if (wiring != null) {
+            routes.putAll(wiring.serviceRoutes());
+        }
         ExtenderServer webhookServer = null;
         if (wiring != null && webhookPort == null) {
             routes.putAll(wiring.webhookRoutes());

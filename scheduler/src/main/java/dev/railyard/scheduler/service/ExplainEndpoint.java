@@ -1,0 +1,86 @@
+package dev.railyard.scheduler.service;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.explain.ExplainRequest;
+import dev.railyard.scheduler.explain.Explainer;
+import dev.railyard.scheduler.explain.ExplanationJson;
+import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.WireReply;
+import dev.railyard.topology.InputException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
+
+/**
+ * {@code POST /explain} on the running service: the same JSON as {@code railyard explain -o json}
+ * (schema in docs/explain.md), computed on the service's current cluster objects.
+ *
+ * <p>Request body: {@code {"command": "job" | "pod" | "pools", "namespace": "prod", "name": "rdma-test"}}
+ * ({@code namespace} and {@code name} are not used by {@code pools}). A body that is not such an object gets 400
+ * with one line; a job or pod that does not exist gets 404; a cache that has not synced gets 503.
+ */
+public final class ExplainEndpoint implements VerbHandler {
+    /** Path the endpoint is served at. */
+    public static final String PATH = "/explain";
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private final Supplier<ClusterObjects> objects;
+    private final Explainer explainer;
+
+    /** The request body. */
+    record Body(String command, String namespace, String name) {
+    }
+
+    /**
+     * @param objects   the service's current cluster objects
+     * @param explainer the explainer (with the service's engine settings)
+     */
+    public ExplainEndpoint(Supplier<ClusterObjects> objects, Explainer explainer) {
+        this.objects = objects;
+        this.explainer = explainer;
+    }
+
+    @Override
+    public WireReply handle(byte[] body) throws WireFormatException {
+        Body b;
+        try {
+            b = JSON.readValue(body, Body.class);
+        } catch (JsonProcessingException e) {
+            throw new WireFormatException(WireFormatException.Kind.MALFORMED_JSON, "explain: body must be {\"command\": \"job|pod|pools\", \"namespace\": ..., "
+                    + "\"name\": ...}: " + e.getOriginalMessage());
+        } catch (java.io.IOException e) {
+            throw new WireFormatException(WireFormatException.Kind.MALFORMED_JSON, "explain: cannot read the body: " + e.getMessage());
+        }
+        if (b == null || b.command() == null) {
+            throw new WireFormatException(WireFormatException.Kind.MISSING_FIELD, "explain: \"command\" is missing (job, pod or pools)");
+        }
+        ExplainRequest request = switch (b.command()) {
+            case ExplainRequest.POOLS -> ExplainRequest.pools();
+            case ExplainRequest.JOB, ExplainRequest.POD -> {
+                if (b.namespace() == null || b.name() == null) {
+                    throw new WireFormatException(WireFormatException.Kind.MISSING_FIELD, "explain " + b.command() + ": \"namespace\" and \"name\" are required");
+                }
+                yield b.command().equals(ExplainRequest.JOB) ? ExplainRequest.job(b.namespace(), b.name())
+                        : ExplainRequest.pod(b.namespace(), b.name());
+            }
+            default -> throw new WireFormatException(WireFormatException.Kind.WRONG_TYPE, "explain: unknown command \"" + b.command()
+                    + "\" (job, pod or pools)");
+        };
+        ClusterObjects now = objects.get();
+        if (!now.synced()) {
+            return WireReply.text(503, "explain: the cluster cache has not synced yet");
+        }
+        String json;
+        try {
+            json = ExplanationJson.write(explainer.explain(now, request, Explainer.Context.service()));
+        } catch (InputException e) {
+            return WireReply.text(404, e.getMessage());
+        }
+        return WireReply.json(json.getBytes(StandardCharsets.UTF_8));
+    }
+}
