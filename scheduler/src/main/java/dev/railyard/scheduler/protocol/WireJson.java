@@ -241,4 +241,34 @@ public final class WireJson {
     public interface JsonWriter {
         void write(JsonGenerator g) throws IOException;
     }
+
+    /**
+     * Reads {@code metadata.name} of the Kubernetes object the parser is at and skips the rest of it without
+     * building it.
+     *
+     * @return the name, or null when the object has none
+     * @throws WireFormatException naming {@code path} when the value is not an object or the name not a string
+     */
+    public static String metadataName(JsonParser p, String verb, String path) throws IOException, WireFormatException {
+        object(p, verb, path);
+        String name = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            p.nextToken();
+            if ("metadata".equals(key) && p.currentToken() == JsonToken.START_OBJECT) {
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String mk = p.currentName();
+                    p.nextToken();
+                    if ("name".equals(mk)) {
+                        name = string(p, verb, path + ".metadata.name");
+                    } else {
+                        skip(p);
+                    }
+                }
+            } else {
+                skip(p);
+            }
+        }
+        return name;
+    }
 }

@@ -126,7 +126,7 @@ final class KubeRequestReader {
                 String path = "Nodes.items[" + out.size() + "]";
                 WireJson.object(p, verb, path);
                 long start = p.currentTokenLocation().getByteOffset();
-                String name = readMetadataName(p, verb, path);
+                String name = WireJson.metadataName(p, verb, path);
                 long end = p.currentLocation().getByteOffset();
                 if (name == null || name.isEmpty()) {
                     throw WireJson.missing(verb, path + " has no metadata.name");
@@ -135,29 +135,6 @@ final class KubeRequestReader {
             }
         }
         return out;
-    }
-
-    private static String readMetadataName(JsonParser p, String verb, String path)
-            throws IOException, WireFormatException {
-        String name = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String key = p.currentName();
-            p.nextToken();
-            if ("metadata".equals(key) && p.currentToken() == JsonToken.START_OBJECT) {
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String mk = p.currentName();
-                    p.nextToken();
-                    if ("name".equals(mk)) {
-                        name = WireJson.string(p, verb, path + ".metadata.name");
-                    } else {
-                        WireJson.skip(p);
-                    }
-                }
-            } else {
-                WireJson.skip(p);
-            }
-        }
-        return name;
     }
 
     /** Reads ExtenderBindingArgs {@code {"PodName","PodNamespace","PodUID","Node"}}. */

@@ -165,7 +165,7 @@ final class VolcanoRequestReader {
             if ("Name".equals(key)) {
                 name = WireJson.string(p, verb, path + ".Name");
             } else if ("Node".equals(key) && (name == null || name.isEmpty()) && t == JsonToken.START_OBJECT) {
-                String fromNode = readObjectMetadataName(p, verb, path + ".Node");
+                String fromNode = WireJson.metadataName(p, verb, path + ".Node");
                 if (name == null || name.isEmpty()) {
                     name = fromNode;
                 }
@@ -192,30 +192,6 @@ final class VolcanoRequestReader {
             names.add(readNodeName(p, verb, key + "[" + names.size() + "]"));
         }
         return names;
-    }
-
-    /** Reads {@code metadata.name} of a Kubernetes object and skips the rest of it. */
-    static String readObjectMetadataName(JsonParser p, String verb, String path) throws IOException, WireFormatException {
-        WireJson.object(p, verb, path);
-        String name = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String key = p.currentName();
-            p.nextToken();
-            if ("metadata".equals(key) && p.currentToken() == JsonToken.START_OBJECT) {
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String mk = p.currentName();
-                    p.nextToken();
-                    if ("name".equals(mk)) {
-                        name = WireJson.string(p, verb, path + ".metadata.name");
-                    } else {
-                        WireJson.skip(p);
-                    }
-                }
-            } else {
-                WireJson.skip(p);
-            }
-        }
-        return name;
     }
 
     /** Reads one JobInfo object. */
