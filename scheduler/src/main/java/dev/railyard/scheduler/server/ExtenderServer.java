@@ -96,7 +96,8 @@ public final class ExtenderServer implements AutoCloseable {
      * Binds and starts the server.
      *
      * @param routes    full path ({@code /volcano/predicate}) to handler; the first path segment becomes the
-     *                  {@code protocol} metric tag and the rest the {@code verb} tag
+     *                  {@code protocol} metric tag and the rest the {@code verb} tag; a one-segment route
+     *                  ({@code /explain}) is tagged protocol {@code railyard}
      * @param readiness consulted on every {@code /readyz}
      * @param registry  where the server's and adapters' meters live; scraped at {@code /metrics}
      * @throws IOException                  when the address cannot be bound
@@ -110,10 +111,10 @@ public final class ExtenderServer implements AutoCloseable {
         Map<String, Route> table = new LinkedHashMap<>();
         routes.forEach((path, h) -> {
             String[] parts = path.substring(1).split("/", 2);
-            if (parts.length != 2 || parts[1].isEmpty()) {
-                throw new IllegalArgumentException("route must look like /<protocol>/<verb>: " + path);
+            if (parts[0].isEmpty() || (parts.length == 2 && parts[1].isEmpty())) {
+                throw new IllegalArgumentException("route must look like /<protocol>/<verb> or /<verb>: " + path);
             }
-            table.put(path, new Route(parts[0], parts[1], h));
+            table.put(path, parts.length == 2 ? new Route(parts[0], parts[1], h) : new Route("railyard", parts[0], h));
         });
         HttpServer http;
         if (settings.tls() != null) {

@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.server;
 
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import java.io.IOException;
@@ -22,7 +23,8 @@ import java.util.regex.Pattern;
 
 /**
  * Server TLS material: either a PKCS#12 keystore, or a PEM certificate chain plus a PEM PKCS#8 private key
- * (what cert-manager and {@code kubectl create secret tls} produce as {@code tls.crt} / {@code tls.key}).
+ * (what cert-manager and {@code kubectl create secret tls} produce as {@code tls.crt} / {@code tls.key}), or a
+ * key held in memory ({@link InMemory}, for a certificate kept in a Secret and rotated while serving).
  * Volcano's client verifies against the system roots only (wire-formats §1.2); kube-scheduler's
  * {@code tlsConfig} can carry a CA.
  */
@@ -124,6 +126,29 @@ public sealed interface TlsSettings {
                 }
             }
             throw new TlsException("private key in " + privateKey + " is not an RSA, EC or Ed25519 PKCS#8 key");
+        }
+    }
+
+    /**
+     * Key material held in memory and replaceable while the server runs (the self-signed webhook certificate,
+     * which lives in a Secret and is rotated in place; see {@link ReloadableKeyManager}).
+     *
+     * @param keys the server key manager
+     */
+    record InMemory(ReloadableKeyManager keys) implements TlsSettings {
+        public InMemory {
+            Objects.requireNonNull(keys, "keys");
+        }
+
+        @Override
+        public SSLContext sslContext() throws TlsException {
+            try {
+                SSLContext ctx = SSLContext.getInstance("TLS");
+                ctx.init(new KeyManager[]{keys}, null, null);
+                return ctx;
+            } catch (GeneralSecurityException e) {
+                throw new TlsException("cannot set up TLS with the in-memory certificate: " + e.getMessage());
+            }
         }
     }
 
