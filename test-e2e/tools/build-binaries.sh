@@ -10,7 +10,8 @@
 #
 # Binaries go to ${RAILYARD_E2E_CACHE:-$HOME/.cache/railyard-e2e}/<key>/bin, where <key> names the pins
 # and the Go version. A component whose stamp file (bin/.built-<component>) exists and names the current
-# hash of its wrapper go.mod/go.sum is skipped. Each build prints its wall time. Exit status is non-zero if
+# hash of its wrapper go.mod/go.sum is skipped; one built from the same wrapper hash and Go version under
+# another pin set's directory is copied from there. Each build prints its wall time. Exit status is non-zero if
 # any requested component failed; the others are still built.
 set -euo pipefail
 

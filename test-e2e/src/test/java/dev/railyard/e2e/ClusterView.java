@@ -136,9 +136,10 @@ public final class ClusterView {
         var jobs = client.genericKubernetesResources("batch.volcano.sh/v1alpha1", "Job").inNamespace(namespace);
         jobs.delete();
         await().atMost(timeout).pollInterval(Duration.ofMillis(250)).until(() -> jobs.list().getItems().isEmpty());
-        client.pods().inNamespace(namespace).delete();
         var groups = client.genericKubernetesResources(POD_GROUP_API, "PodGroup").inNamespace(namespace);
-        await().atMost(timeout).pollInterval(Duration.ofMillis(250)).until(() -> {
+        // Delete again on every poll: vc-controller-manager may still recreate a pod of a Job it is tearing down.
+        await().atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            client.pods().inNamespace(namespace).delete();
             groups.delete();
             return client.pods().inNamespace(namespace).list().getItems().isEmpty()
                     && groups.list().getItems().isEmpty();

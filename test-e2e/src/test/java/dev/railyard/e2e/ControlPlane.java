@@ -324,6 +324,11 @@ public final class ControlPlane implements AutoCloseable {
         return apiServer;
     }
 
+    /** The run's certificates (CA, serving certificate for 127.0.0.1, admin client certificate). */
+    ClusterPki pki() {
+        return pki;
+    }
+
     /** Scratch directory of this run (etcd data and the like), deleted by {@link #close()}. */
     Path scratchDir() {
         return dataDir;

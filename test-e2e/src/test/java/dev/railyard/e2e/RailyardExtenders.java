@@ -1,10 +1,14 @@
 package dev.railyard.e2e;
 
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,8 +78,9 @@ public final class RailyardExtenders {
     }
 
     /**
-     * The prelude of a Railyard suite: creates the {@link SeedCluster} objects, starts {@code railyard serve} and
-     * points the proxy at it, so Railyard is ready before any scheduler starts.
+     * The prelude of a Railyard suite: creates the {@link SeedCluster} objects, starts {@code railyard serve}, points
+     * the proxy at it and registers its {@code pods/binding} hint webhook, so Railyard is ready before any scheduler
+     * starts.
      */
     public static ControlPlane.Prelude prelude(RecordingProxy proxy, RailyardProcess[] holder) {
         return cp -> {
@@ -83,6 +88,34 @@ public final class RailyardExtenders {
             RailyardProcess railyard = new RailyardProcess(cp, List.of("--log-level=debug"));
             holder[0] = railyard;
             proxy.backend(railyard.start());
+            cp.client().resource(hintWebhook(railyard.webhookUrl(), cp.pki().caCert())).create();
         };
+    }
+
+    /**
+     * The {@code pods/binding} webhook that puts Railyard's hints on pods vc-scheduler binds, as the Helm chart
+     * declares it ({@code deploy/helm/railyard/templates/webhook.yaml} with the chart defaults: failurePolicy
+     * Ignore, timeout 2 s, only Volcano gang pods), but with a URL instead of a Service and the test CA.
+     */
+    static MutatingWebhookConfiguration hintWebhook(URI url, Path caCert) throws IOException {
+        String ca = Base64.getEncoder().encodeToString(Files.readAllBytes(caCert));
+        return new MutatingWebhookConfigurationBuilder()
+                .withNewMetadata().withName("railyard-hints").endMetadata()
+                .addNewWebhook()
+                    .withName("pods-binding.hints.railyard.dev")
+                    .withAdmissionReviewVersions("v1")
+                    .withNewClientConfig().withUrl(url.toString()).withCaBundle(ca).endClientConfig()
+                    .addNewRule().withApiGroups("").withApiVersions("v1").withOperations("CREATE")
+                        .withResources("pods/binding").withScope("Namespaced").endRule()
+                    .withFailurePolicy("Ignore")
+                    .withSideEffects("NoneOnDryRun")
+                    .withTimeoutSeconds(2)
+                    .withReinvocationPolicy("Never")
+                    .addNewMatchCondition().withName("volcano-gang-pod")
+                        .withExpression("has(object.metadata.annotations) && "
+                                + "'scheduling.k8s.io/group-name' in object.metadata.annotations")
+                    .endMatchCondition()
+                .endWebhook()
+                .build();
     }
 }

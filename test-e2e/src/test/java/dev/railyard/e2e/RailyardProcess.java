@@ -16,7 +16,8 @@ import java.util.Map;
 
 /**
  * Railyard's extender service under test: {@code java -jar scheduler/target/railyard.jar serve} as a child process
- * of this JVM, on 127.0.0.1 and a free port, with the control plane's admin kubeconfig ({@code --kubeconfig}). Its
+ * of this JVM, on 127.0.0.1 and a free port, with the control plane's admin kubeconfig ({@code --kubeconfig}) and
+ * its {@code pods/binding} hint webhook on a second port over HTTPS (see {@link #webhookUrl()}). Its
  * log and PID file are in the control plane's run directory ({@code railyard-<n>.log}); it is stopped by PID like
  * every other component.
  *
@@ -29,19 +30,36 @@ public final class RailyardProcess {
     /** How long Railyard gets to answer {@code /readyz} with 200 (JVM start plus the cluster cache's first list). */
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
 
+    /** Path of the {@code pods/binding} admission webhook ({@code BindingHintWebhook.PATH}). */
+    public static final String WEBHOOK_PATH = "/admission/pods-binding";
+
     private final ControlPlane controlPlane;
     private final List<String> extraArgs;
+    /** Ports kept across restarts, so the scheduler configs and the webhook configuration stay valid. */
+    private final int port;
+    private final int webhookPort;
     private int generation;
     private ComponentProcess process;
     private URI url;
 
     /**
-     * @param controlPlane whose kubeconfig Railyard uses and whose run directory holds its log
+     * Picks the two ports: the extender verbs (plain HTTP) and the webhook (HTTPS with the control plane's serving
+     * certificate for 127.0.0.1, signed by its CA, as {@code --webhook-tls-cert} / {@code --webhook-tls-key}).
+     *
+     * @param controlPlane whose kubeconfig and certificates Railyard uses and whose run directory holds its log
      * @param extraArgs    more {@code serve} flags, e.g. {@code --log-level=debug}
      */
     public RailyardProcess(ControlPlane controlPlane, List<String> extraArgs) {
         this.controlPlane = controlPlane;
         this.extraArgs = List.copyOf(extraArgs);
+        int[] ports = LoopbackPorts.pick(2);
+        this.port = ports[0];
+        this.webhookPort = ports[1];
+    }
+
+    /** {@code https://127.0.0.1:<webhook port>/admission/pods-binding}, for a MutatingWebhookConfiguration. */
+    public URI webhookUrl() {
+        return URI.create("https://127.0.0.1:" + webhookPort + WEBHOOK_PATH);
     }
 
     /** The jar under test, {@code scheduler/target/railyard.jar}. */
@@ -58,11 +76,12 @@ public final class RailyardProcess {
      */
     public URI start() throws IOException {
         Path jar = snapshotJar();
-        int port = LoopbackPorts.pick(1)[0];
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-jar", jar.toString(), "serve", "--address=127.0.0.1", "--port=" + port,
-                "--kubeconfig=" + controlPlane.kubeconfig()));
+                "--kubeconfig=" + controlPlane.kubeconfig(), "--webhook-port=" + webhookPort,
+                "--webhook-tls-cert=" + controlPlane.pki().servingCert(),
+                "--webhook-tls-key=" + controlPlane.pki().servingKey()));
         cmd.addAll(extraArgs);
         generation++;
         process = controlPlane.launch("railyard-" + generation, cmd, Map.of());

@@ -8,6 +8,7 @@ import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.topology.GpuHcaPair;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -162,11 +163,15 @@ class RailyardVolcanoIT {
         assertThat(view.podGroupPhase("gang-pool")).isNotEqualTo(java.util.Optional.of("Running"));
         // The reason reaches the cluster: vc-scheduler records the extender's predicate reason in the PodGroup's
         // Unschedulable condition and the pods' FailedScheduling events (wire-formats.md §1.4).
+        // Which pod's reasons the PodGroup quotes ("Origin reason is <pod>") varies; the pod that found no address
+        // carries them in its PodScheduled condition.
         List<String> reasons = new ArrayList<>(view.podGroupConditionMessages("gang-pool", "Unschedulable"));
         for (Pod p : view.jobPods("gang-pool")) {
+            p.getStatus().getConditions().stream().filter(c -> "PodScheduled".equals(c.getType()))
+                    .map(PodCondition::getMessage).forEach(reasons::add);
             view.events(p.getMetadata().getName()).stream().map(Event::getMessage).forEach(reasons::add);
         }
-        assertThat(reasons).as("PodGroup conditions and pod events").anySatisfy(m ->
+        assertThat(reasons).as("PodGroup conditions, pod conditions and pod events").anySatisfy(m ->
                 assertThat(m).containsAnyOf("rdma-net-ipam-lan5", SeedCluster.poolName(LAN5_RANGE)));
 
         SeedCluster.setAllocated(client, LAN5_RANGE, SeedCluster.PREALLOCATED);
@@ -189,10 +194,8 @@ class RailyardVolcanoIT {
         assertThat(score.path("gpu-n1").asDouble()).isEqualTo(50.0);
 
         // and with gpu-n1 the only candidate, the pod is bound there: Railyard's predicate passes it
+        view.deleteAll(BIND);
         client.resource(SeedWorkloads.gangJob(client, "only-n1", 1, 8, Map.of(), List.of("gpu-n1"))).create();
-        client.pods().inNamespace(SeedWorkloads.NAMESPACE).withLabel("volcano.sh/job-name", "pinned").delete();
-        client.genericKubernetesResources("batch.volcano.sh/v1alpha1", "Job").inNamespace(SeedWorkloads.NAMESPACE)
-                .withName("pinned").delete();
         assertThat(view.awaitJobBound("only-n1", 1, BIND).getFirst().getSpec().getNodeName()).isEqualTo("gpu-n1");
     }
 

@@ -1,5 +1,8 @@
 package dev.railyard.scheduler.cli;
 
+import dev.railyard.scheduler.certificates.ServingCertificate;
+import dev.railyard.scheduler.certificates.WebhookCertificateRotation;
+import dev.railyard.scheduler.certificates.WebhookCertificateSecret;
 import dev.railyard.scheduler.protocol.NeutralPlacementDecisions;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodJson;
@@ -12,6 +15,7 @@ import dev.railyard.scheduler.protocol.volcano.VolcanoReplyDialect;
 import dev.railyard.scheduler.protocol.volcano.VolcanoSettings;
 import dev.railyard.scheduler.server.ExtenderServer;
 import dev.railyard.scheduler.server.ReadinessProbe;
+import dev.railyard.scheduler.server.ReloadableKeyManager;
 import dev.railyard.scheduler.server.ServerSettings;
 import dev.railyard.scheduler.server.TlsSettings;
 import dev.railyard.topology.InputException;
@@ -34,7 +38,12 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -124,8 +133,8 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--webhook-port", paramLabel = "PORT",
             description = "Serve the pods/binding admission webhook (/admission/pods-binding) on its own HTTPS port "
-                    + "(needs --webhook-tls-cert and --webhook-tls-key). Without it the webhook route is on the main "
-                    + "port, which then needs TLS for the API server to call it.")
+                    + "(needs --webhook-tls-cert and --webhook-tls-key, or --webhook-self-signed). Without it the webhook "
+                    + "route is on the main port, which then needs TLS for the API server to call it.")
     Integer webhookPort;
 
     @Option(names = "--webhook-tls-cert", paramLabel = "FILE", description = "PEM certificate chain for the webhook port.")
@@ -133,6 +142,27 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--webhook-tls-key", paramLabel = "FILE", description = "PEM PKCS#8 private key for the webhook port.")
     Path webhookTlsKey;
+
+    @Option(names = "--webhook-self-signed",
+            description = "Make the webhook port's certificate: a self-signed CA and serving certificate (ECDSA P-256, "
+                    + "1 year) kept in --webhook-secret, the CA written into --webhook-configuration's caBundle, "
+                    + "renewed when less than a third of its lifetime is left. Needs --webhook-port, --webhook-secret, "
+                    + "--webhook-configuration and --webhook-service; not with --webhook-tls-cert/--webhook-tls-key.")
+    boolean webhookSelfSigned;
+
+    @Option(names = "--webhook-secret", paramLabel = "NAME",
+            description = "Secret holding the self-signed certificate (tls.crt, tls.key, ca.crt), in the namespace of "
+                    + "--leader-elect-lease-namespace (default: $POD_NAMESPACE, else default); it must exist, empty is fine.")
+    String webhookSecret;
+
+    @Option(names = "--webhook-configuration", paramLabel = "NAME",
+            description = "MutatingWebhookConfiguration whose webhooks get the self-signed CA as clientConfig.caBundle.")
+    String webhookConfiguration;
+
+    @Option(names = "--webhook-service", paramLabel = "NAME",
+            description = "Service the API server calls the webhook through: the certificate is for "
+                    + "NAME.NAMESPACE.svc, NAME.NAMESPACE.svc.cluster.local and NAME.")
+    String webhookService;
 
     @Option(names = "--fabric", paramLabel = "FILE",
             description = "Static fabric file (docs/fabric.md); default: Volcano HyperNodes, else node labels.")
@@ -145,6 +175,7 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Resolved r = resolve();
+        checkWebhookFlags();
         configureLogging(r.logLevel());
         Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
@@ -169,15 +200,24 @@ final class ServeCommand implements Callable<Integer> {
             routes.putAll(wiring.serviceRoutes());
         }
         ExtenderServer webhookServer = null;
+        WebhookCertificateRotation rotation = null;
         if (wiring != null && webhookPort == null) {
             routes.putAll(wiring.webhookRoutes());
         } else if (wiring != null) {
-            if (webhookTlsCert == null || webhookTlsKey == null) {
-                throw new InputException("--webhook-port needs --webhook-tls-cert and --webhook-tls-key: the API server "
-                        + "only calls admission webhooks over HTTPS");
+            TlsSettings webhookTls;
+            if (webhookSelfSigned) {
+                ReloadableKeyManager keys = selfSignedKeys(wiring);
+                rotation = new WebhookCertificateRotation(certificateSecret(wiring), keys)
+                        .start(WebhookCertificateRotation.CHECK_INTERVAL);
+                webhookTls = new TlsSettings.InMemory(keys);
+            } else if (webhookTlsCert == null || webhookTlsKey == null) {
+                throw new InputException("--webhook-port needs --webhook-tls-cert and --webhook-tls-key (or "
+                        + "--webhook-self-signed): the API server only calls admission webhooks over HTTPS");
+            } else {
+                webhookTls = new TlsSettings.Pem(webhookTlsCert, webhookTlsKey);
             }
             ServerSettings ws = new ServerSettings(new InetSocketAddress(r.server().address().getAddress(), webhookPort),
-                    r.server().maxRequestBytes(), new TlsSettings.Pem(webhookTlsCert, webhookTlsKey));
+                    r.server().maxRequestBytes(), webhookTls);
             try {
                 webhookServer = ExtenderServer.start(ws, wiring.webhookRoutes(), ReadinessProbe.always(), registry);
             } catch (TlsSettings.TlsException e) {
@@ -187,6 +227,7 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         final ExtenderServer webhook = webhookServer;
+        final WebhookCertificateRotation certificateRotation = rotation;
 
         ExtenderServer server;
         try {
@@ -203,6 +244,9 @@ final class ServeCommand implements Callable<Integer> {
             if (webhook != null) {
                 webhook.stop(1);
             }
+            if (certificateRotation != null) {
+                certificateRotation.close();
+            }
             if (wiring != null) {
                 wiring.close();
             }
@@ -211,6 +255,61 @@ final class ServeCommand implements Callable<Integer> {
         log.info("serving Volcano verbs {} and kube-scheduler verbs {}", VolcanoExtender.PREFIX, KubeExtender.PREFIX);
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The self-signed webhook flags go together: {@code --webhook-self-signed} needs the port, Secret,
+     * configuration and Service names and excludes PEM files; the names mean nothing without it.
+     *
+     * @throws InputException naming the flags at fault
+     */
+    void checkWebhookFlags() {
+        if (webhookSelfSigned) {
+            if (webhookTlsCert != null || webhookTlsKey != null) {
+                throw new InputException("--webhook-self-signed and --webhook-tls-cert/--webhook-tls-key exclude each "
+                        + "other: give either PEM files or --webhook-self-signed");
+            }
+            List<String> missing = new ArrayList<>();
+            if (webhookPort == null) {
+                missing.add("--webhook-port");
+            }
+            if (webhookSecret == null || webhookSecret.isBlank()) {
+                missing.add("--webhook-secret");
+            }
+            if (webhookConfiguration == null || webhookConfiguration.isBlank()) {
+                missing.add("--webhook-configuration");
+            }
+            if (webhookService == null || webhookService.isBlank()) {
+                missing.add("--webhook-service");
+            }
+            if (!missing.isEmpty()) {
+                throw new InputException("--webhook-self-signed needs " + String.join(", ", missing));
+            }
+        } else if (webhookSecret != null || webhookConfiguration != null || webhookService != null) {
+            throw new InputException("--webhook-secret, --webhook-configuration and --webhook-service only apply with "
+                    + "--webhook-self-signed");
+        }
+    }
+
+    private WebhookCertificateSecret certificateSecret(ClusterWiring wiring) {
+        return WebhookCertificateSecret.of(wiring.client(), leaseNamespace(), webhookSecret, webhookConfiguration,
+                webhookService, Clock.systemUTC());
+    }
+
+    /** Reads or makes the self-signed certificate and publishes its CA; one-line InputException when it cannot. */
+    private ReloadableKeyManager selfSignedKeys(ClusterWiring wiring) {
+        ServingCertificate cert;
+        try {
+            cert = certificateSecret(wiring).ensure();
+        } catch (WebhookCertificateSecret.CertificateStoreException e) {
+            throw new InputException("webhook certificate: " + e.getMessage());
+        }
+        try {
+            return new ReloadableKeyManager(cert.key(), new X509Certificate[]{cert.certificate()});
+        } catch (GeneralSecurityException e) {
+            throw new InputException("webhook certificate from Secret " + leaseNamespace() + "/" + webhookSecret
+                    + " cannot be served: " + e.getMessage());
+        }
     }
 
     private String leaseNamespace() {

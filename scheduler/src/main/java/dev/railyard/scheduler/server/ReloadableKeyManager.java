@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Each {@link #load} builds a JDK key manager ({@link KeyManagerFactory#getDefaultAlgorithm()}) over an
  * in-memory keystore whose alias is unique to that load, and keeps the previous one, so an alias chosen just
  * before a swap still resolves to its own key and chain. Client-side methods return null: this is a server key.
+ * Thread-safe: {@link #load} may run while handshakes are in progress.
  */
 public final class ReloadableKeyManager extends X509ExtendedKeyManager {
     private static final char[] NO_PASSWORD = new char[0];

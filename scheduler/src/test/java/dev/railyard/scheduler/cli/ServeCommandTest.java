@@ -104,4 +104,39 @@ class ServeCommandTest {
         assertThat(ServeCommand.parseSize("64Mi", "")).isEqualTo(64L << 20);
         assertThat(ServeCommand.parseSize("100M", "")).isEqualTo(100_000_000L);
     }
+
+    @Test
+    void selfSignedWebhookFlagsGoTogether() {
+        // the set the Helm chart passes without cert-manager (templates/extender-deployment.yaml)
+        parse("--webhook-port=8443", "--webhook-self-signed", "--webhook-secret=railyard-webhook-tls",
+                "--webhook-configuration=railyard-hints", "--webhook-service=railyard").checkWebhookFlags();
+        parse("--webhook-port=8443", "--webhook-tls-cert=/t/tls.crt", "--webhook-tls-key=/t/tls.key")
+                .checkWebhookFlags();
+        assertThatThrownBy(() -> parse("--webhook-self-signed", "--webhook-secret=s").checkWebhookFlags())
+                .isInstanceOf(InputException.class)
+                .hasMessage("--webhook-self-signed needs --webhook-port, --webhook-configuration, --webhook-service");
+        assertThatThrownBy(() -> parse("--webhook-port=8443", "--webhook-self-signed", "--webhook-secret=s",
+                "--webhook-configuration=c", "--webhook-service=svc", "--webhook-tls-cert=/t/tls.crt")
+                .checkWebhookFlags())
+                .isInstanceOf(InputException.class)
+                .hasMessage("--webhook-self-signed and --webhook-tls-cert/--webhook-tls-key exclude each other: "
+                        + "give either PEM files or --webhook-self-signed");
+        assertThatThrownBy(() -> parse("--webhook-port=8443", "--webhook-service=svc").checkWebhookFlags())
+                .isInstanceOf(InputException.class)
+                .hasMessage("--webhook-secret, --webhook-configuration and --webhook-service only apply with "
+                        + "--webhook-self-signed");
+    }
+
+    @Test
+    void conflictingWebhookFlagsExitTwoWithOneLine() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        CommandLine cli = RailyardCommand.commandLine();
+        cli.setErr(new java.io.PrintWriter(err, true));
+        int rc = cli.execute("serve", "--no-cluster", "--webhook-port=8443", "--webhook-self-signed",
+                "--webhook-secret=s", "--webhook-configuration=c", "--webhook-service=svc",
+                "--webhook-tls-cert=/t/tls.crt", "--webhook-tls-key=/t/tls.key");
+        assertThat(rc).isEqualTo(2);
+        assertThat(err.toString().strip()).contains("--webhook-self-signed and --webhook-tls-cert/--webhook-tls-key "
+                + "exclude each other").doesNotContain("\n").doesNotContain("at dev.railyard");
+    }
 }
