@@ -18,19 +18,31 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler, Command
         if (System.getenv("RAILYARD_DEBUG") != null) {
             ex.printStackTrace(cmd.getErr());
         }
-        if (ex instanceof InputException || ex instanceof IOException || ex instanceof UncheckedIOException) {
-            cmd.getErr().println("railyard: " + ex.getMessage());
+        if (ex instanceof InputException || ex instanceof IOException || ex instanceof UncheckedIOException
+                || ex instanceof IllegalArgumentException) {
+            // IllegalArgumentException: the records' own validation of values read from input (a negative GPU
+            // request, an unknown enum value); their messages name the object
+            cmd.getErr().println("railyard: " + oneLine(ex.getMessage() == null ? ex.toString() : ex.getMessage()));
             return BAD_INPUT;
         }
-        cmd.getErr().println("railyard: internal error: " + ex);
+        cmd.getErr().println("railyard: internal error: " + oneLine(ex.toString()));
         return 1;
+    }
+
+    /** Longest message printed, in characters: a parser that quotes its whole input must not flood the terminal. */
+    static final int MAX_MESSAGE = 400;
+
+    /** @return the first line of {@code message}, at most {@link #MAX_MESSAGE} characters */
+    static String oneLine(String message) {
+        String first = message.strip().lines().findFirst().orElse("");
+        return first.length() <= MAX_MESSAGE ? first : first.substring(0, MAX_MESSAGE) + "…";
     }
 
     @Override
     public int handleParseException(CommandLine.ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
-        cmd.getErr().println("railyard: " + ex.getMessage());
-        cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
+        cmd.getErr().println("railyard: " + oneLine(ex.getMessage()) + " (try '"
+                + cmd.getCommandSpec().qualifiedName() + " --help')");
         return BAD_INPUT;
     }
 }

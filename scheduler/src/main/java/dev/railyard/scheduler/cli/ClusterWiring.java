@@ -14,6 +14,7 @@ import dev.railyard.scheduler.server.ReadinessProbe;
 import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.service.EnginePlacementDecisions;
 import dev.railyard.scheduler.service.ExplainEndpoint;
+import dev.railyard.scheduler.service.HintSweep;
 import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricFile;
@@ -42,11 +43,12 @@ import java.util.Optional;
  * @param binder     kube-scheduler bind verb: creates the Binding with hint annotations
  * @param backfill   patches hints onto pods bound without them
  * @param webhook    the pods/binding admission webhook that adds hints to Bindings
+ * @param sweep      hands pods bound without hints to the backfill (Volcano binds without a bind verb)
  * @param election   leader election, or null when off
  * @param readiness  ready once the informers have synced
  */
 record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecisions decisions, Binder binder,
-                     HintBackfill backfill, BindingHintWebhook webhook, ReadinessProbe readiness,
+                     HintBackfill backfill, BindingHintWebhook webhook, HintSweep sweep, ReadinessProbe readiness,
                      LeaderElection election) implements AutoCloseable {
 
     /**
@@ -90,7 +92,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
             return Optional.empty();
         };
         BindingHintWebhook webhook = new BindingHintWebhook(hints, backfill, BindingHintWebhook.DEFAULT_BUDGET, registry);
-        return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, readiness, election);
+        HintSweep sweep = new HintSweep(cache::snapshot, backfill, Duration.ofSeconds(2), Duration.ofMinutes(10));
+        return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, sweep, readiness, election);
     }
 
     private static KubernetesClient connect(Path kubeconfig) {
@@ -123,6 +126,7 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         if (election != null) {
             election.close();
         }
+        sweep.close();
         backfill.close();
         cache.close();
         client.close();

@@ -264,7 +264,7 @@ final class DemoCommand implements Runnable {
             List<String> flat = new ArrayList<>();
             a.forEach((k, v) -> {
                 if (!k.equals(HintAnnotations.PLACEMENT)) {
-                    flat.add(k.substring(HintAnnotations.PREFIX.length()) + "=" + v);
+                    flat.add(k.substring(HintAnnotations.PREFIX.length()) + "=\"" + v + "\"");
                 }
             });
             out.printf("  %-22s %s%n", p.pod(), String.join(" ", flat));

@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
  * error while applying it is reported on stderr and the command exits 0 exporting nothing. Exit 2 only for usage errors (unknown option) and an
  * {@code --env-file} that cannot be written.
  */
-@Command(name = "env",
+@Command(name = "env", mixinStandardHelpOptions = true,
         description = {"Print NCCL environment settings (export lines) for this pod from its Railyard placement hint.",
                 "Reads the hint from a downward-API file, the container's GPUs, its RDMA GID tables and IPv4 addresses.",
                 "Exits 0 without exports when there is no usable hint."})

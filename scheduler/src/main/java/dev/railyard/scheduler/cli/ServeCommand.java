@@ -61,7 +61,7 @@ import java.util.concurrent.CountDownLatch;
  * {@code railyard_decisions_total{outcome="neutral"}} metric say so, and kube-scheduler binds are refused with a
  * clear reason because this instance has no Kubernetes client.
  */
-@Command(name = "serve",
+@Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Run the scheduler extender HTTP service (Volcano under /volcano/, kube-scheduler under /kube/).",
                 "Flags override the --config file. Stops cleanly on SIGTERM."})
 final class ServeCommand implements Callable<Integer> {
@@ -165,7 +165,7 @@ final class ServeCommand implements Callable<Integer> {
     String webhookService;
 
     @Option(names = "--fabric", paramLabel = "FILE",
-            description = "Static fabric file (docs/fabric.md); default: Volcano HyperNodes, else node labels.")
+            description = "Static fabric file (see the README, section Placement); default: Volcano HyperNodes, else node labels.")
     Path fabricFile;
 
     /** Everything {@code serve} runs with, flags and file merged and validated. */
@@ -185,6 +185,9 @@ final class ServeCommand implements Callable<Integer> {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
 
+        if (noCluster && fabricFile != null) {
+            throw new InputException("--fabric has no effect with --no-cluster (every answer is neutral); drop one of them");
+        }
         ClusterWiring wiring = noCluster ? null : ClusterWiring.start(kubeconfig, fabricFile, r.neutralScore(), registry,
                 leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName, identity(), leaderLabel) : null);
         PlacementDecisions decisions = wiring != null ? wiring.decisions()

@@ -37,7 +37,10 @@ final class SimulateCommand implements Runnable {
             + "optional arrival and railAlignment). Default: a generated trace.")
     Path jobsFile;
 
-    @Option(names = "--nodes", description = "Generated cluster: nodes (default ${DEFAULT-VALUE}).")
+    /** Largest generated cluster: 4× the 4,096 nodes the plan-time goal is stated for. */
+    static final int MAX_NODES = 16_384;
+
+    @Option(names = "--nodes", description = "Generated cluster: nodes, 1..16384 (default ${DEFAULT-VALUE}).")
     int nodes = 1024;
 
     @Option(names = "--tiers", description = "Generated cluster: switch tiers 1-4 (default ${DEFAULT-VALUE}).")
@@ -61,6 +64,12 @@ final class SimulateCommand implements Runnable {
 
     @Override
     public void run() {
+        if (!(load > 0 && load <= 1)) {
+            throw new InputException("--load must be a share of GPUs in (0, 1], got " + load);
+        }
+        if (nodes < 1 || nodes > MAX_NODES) {
+            throw new InputException("--nodes must be 1.." + MAX_NODES + ", got " + nodes);
+        }
         PrintWriter out = spec.commandLine().getOut();
         ClusterSnapshot cluster;
         String what;

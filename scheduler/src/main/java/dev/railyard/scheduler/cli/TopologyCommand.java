@@ -3,7 +3,7 @@ package dev.railyard.scheduler.cli;
 import picocli.CommandLine.Command;
 
 /** {@code railyard topology ...}: read a node's discovery data and show its GPU–HCA pairing. */
-@Command(name = "topology",
+@Command(name = "topology", mixinStandardHelpOptions = true,
         description = "Parse node discovery data (nvidia-smi topo -m, sysfs, NCCL XML) and pair GPUs with HCAs.",
         subcommands = {TopologyPairCommand.class, TopologyCollectCommand.class})
 final class TopologyCommand implements Runnable {

@@ -42,7 +42,7 @@ import java.util.stream.Collectors;
  * <p>Exit codes: 0 when the input was usable, also when damaged ({@code complete: false}, warnings say where);
  * 2 with one line on stderr when nothing usable could be read.
  */
-@Command(name = "pair",
+@Command(name = "pair", mixinStandardHelpOptions = true,
         description = {"Pair every GPU of a node with its nearest rail HCA.",
                 "FILE is nvidia-smi topo -m (or -mp) text, a sysfs snapshot (directory or .tar.gz) or NCCL "
                         + "topology XML."})
@@ -62,9 +62,6 @@ final class TopologyPairCommand implements Callable<Integer> {
             description = "table (for people), json or dot (Graphviz drawing of the node graph); default: "
                     + "${DEFAULT-VALUE}.")
     Output output;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
-    boolean help;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

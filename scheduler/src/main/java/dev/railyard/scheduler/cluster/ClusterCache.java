@@ -76,11 +76,14 @@ public final class ClusterCache implements AutoCloseable {
                 .register(registry);
     }
 
-    /** Starts the informers of every installed kind and schedules the look-out for missing CRDs. */
+    /**
+     * Starts the informers of every installed kind in the background and schedules the look-out for missing CRDs.
+     * Returns at once: an unreachable API server must not keep the service from answering health probes (until the
+     * informers have synced, {@link #synced()} is false and the answers are neutral).
+     */
     public void start() {
-        startAvailable();
         long period = Math.max(1, crdRecheck.toSeconds());
-        recheck.scheduleWithFixedDelay(this::startAvailable, period, period, TimeUnit.SECONDS);
+        recheck.scheduleWithFixedDelay(this::startAvailable, 0, period, TimeUnit.SECONDS);
     }
 
     private synchronized void startAvailable() {

@@ -6,6 +6,8 @@ import dev.railyard.scheduler.cluster.ClusterObjects;
 import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.IpamSnapshotConverter;
 import dev.railyard.scheduler.cluster.PodView;
+import dev.railyard.scheduler.cluster.WatchedKind;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import dev.railyard.scheduler.engine.ClusterSnapshot;
 import dev.railyard.scheduler.engine.GangContext;
 import dev.railyard.scheduler.engine.GangRequest;
@@ -341,6 +343,44 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         ledger.release(podKey);
     }
 
+    /**
+     * Hints for a pod already bound (the backfill path): paired on its node as if its own GPUs were free, since the
+     * cluster view already counts them as taken by it.
+     */
+    private Map<String, String> hintsForBoundPod(ClusterView view, PodView known, String nodeName) {
+        ClusterObjects all = view.objects();
+        Map<WatchedKind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>(all.objects());
+        objects.put(WatchedKind.POD, all.of(WatchedKind.POD).stream()
+                .filter(p -> !(known.name().equals(p.getMetadata().getName())
+                        && known.namespace().equals(p.getMetadata().getNamespace())))
+                .toList());
+        ClusterView without = ClusterView.of(new ClusterObjects(all.takenAt(), all.version(), objects,
+                all.disabled(), all.synced()), null, fabric);
+        NodeState node = without.snapshot().node(nodeName);
+        if (node == null || node.topology() == null) {
+            return Map.of();
+        }
+        PodRequest request = view.request(known);
+        PlacementPolicy policy = PlacementPolicy.resolve(null, view.podGroupOf(known), known.annotations(),
+                without.snapshot().fabric());
+        ClusterSnapshot one = new ClusterSnapshot(List.of(node),
+                new ArrayList<>(without.snapshot().networks().values()), without.snapshot().fabric(), null);
+        PodGroup group = view.podGroupOf(known);
+        String gangKey = group == null ? known.key() : group.namespace() + "/" + group.name();
+        try {
+            PlanOutcome single = engine.plan(one, new GangRequest(known.namespace(), gangKey, List.of(request), policy));
+            if (!single.schedulable()) {
+                LOG.info("no hints for bound pod {} on {}: {}", known.key(), nodeName, single.summary());
+                return Map.of();
+            }
+            return new LinkedHashMap<>(PlacementHints.annotations(
+                    PlacementHints.hint(one, single.plan(), single.plan().pods().get(0), request)));
+        } catch (RuntimeException e) {
+            LOG.warn("no hints for bound pod {} on {}: {}", known.key(), nodeName, e.getMessage());
+            return Map.of();
+        }
+    }
+
     @Override
     public Map<String, String> bindHints(PodRef ref, String nodeName) {
         ClusterView view = view();
@@ -352,6 +392,9 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (known == null || view.snapshot().node(nodeName) == null
                 || view.snapshot().node(nodeName).topology() == null) {
             return Map.of();
+        }
+        if (known.node() != null && !known.node().isEmpty()) {
+            return hintsForBoundPod(view, known, nodeName);
         }
         ExtenderPod pod = new ExtenderPod(ref, known.labels(), known.annotations(), "", null,
                 GangRef.of(ref.namespace(), known.labels(), known.annotations()), null);

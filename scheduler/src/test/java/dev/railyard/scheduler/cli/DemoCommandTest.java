@@ -56,9 +56,9 @@ class DemoCommandTest {
         assertThat(out).contains("  gpu-c1  no free GPU pair at ≤ PXB: 8 GPUs needed at ≤ PXB from the pod's HCAs, "
                 + "4 qualify (GPU1 SYS to mlx5_0, GPU3 SYS to mlx5_1, GPU5 SYS to mlx5_2, GPU7 no usable HCA)");
         assertThat(out).contains("  gpu-a2  insufficient free GPUs: 8 needed, 4 free");
-        assertThat(out).contains("  rdma-test-master-0     nccl-ib-hca==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 "
-                + "nccl-socket-ifname==eth0 nccl-ib-addr-range=192.168.0.0/19 nccl-ib-addr-family=AF_INET rank=0 "
-                + "rails=0,0,1,1,2,2,3,3");
+        assertThat(out).contains("  rdma-test-master-0     nccl-ib-hca=\"=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1\" "
+                + "nccl-socket-ifname=\"=eth0\" nccl-ib-addr-range=\"192.168.0.0/19\" nccl-ib-addr-family=\"AF_INET\" "
+                + "rank=\"0\" rails=\"0,0,1,1,2,2,3,3\"");
         assertThat(out).contains("\"hca\":\"mlx5_0\",\"port\":1,\"netdev\":\"lan2\",\"rail\":0,\"distance\":\"PIX\","
                 + "\"network\":\"prod/rdma-net-ipam-lan2\",\"interface\":\"net1\"");
 

@@ -142,4 +142,18 @@ class EnginePlacementDecisionsTest {
         // 8 GPUs on the seed shape use all four rail HCAs, each on port 1, in exact-match syntax
         assertThat(hints.get(HintAnnotations.NCCL_IB_HCA)).isEqualTo("=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
     }
+
+    @Test
+    void aPodBoundWithoutHintsGetsThemForItsOwnNodeAsIfItsGpusWereFree() {
+        // p0 is already bound to gpu-b and holds its 8 GPUs (counted from its request): the backfill must still pair
+        // those 8 GPUs with the node's four rail HCAs rather than find the node full
+        List<GenericKubernetesResource> objects = new java.util.ArrayList<>(cluster(List.of()));
+        objects.removeIf(o -> "p0".equals(o.getMetadata().getName()));
+        objects.add(pod("prod", "p0", "gpu-b", IN_GROUP, EIGHT_GPUS));
+        var d = decisions(objects(objects));
+
+        Map<String, String> hints = d.bindHints(new PodRef("prod", "p0", "uid-p0"), "gpu-b");
+
+        assertThat(hints.get(HintAnnotations.NCCL_IB_HCA)).isEqualTo("=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
+    }
 }

@@ -1,0 +1,47 @@
+package dev.railyard.scheduler.service;
+
+import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.hints.HintBackfill;
+import dev.railyard.scheduler.hints.HintLookup;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static dev.railyard.scheduler.cluster.ClusterFixtures.node;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.objects;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.pod;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.seedShape;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.topology;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Which pods the sweep hands to the backfill: bound GPU pods without hints on nodes with a NodeTopology, once. */
+@EnableKubernetesMockClient(crud = true)
+class HintSweepTest {
+    KubernetesClient client;
+
+    @Test
+    void handsOverOnlyBoundGpuPodsWithoutHintsOnNodesWithATopologyAndOnlyOnce() {
+        Map<String, Object> gpus = Map.of("nvidia.com/gpu", "8");
+        ClusterObjects objects = objects(List.of(
+                node("gpu-a", Map.of(), Map.of()), node("gpu-c", Map.of(), Map.of()),
+                topology("gpu-a", seedShape(), null),
+                pod("prod", "bound-no-hints", "gpu-a", Map.of(), gpus),                         // handed over
+                pod("prod", "bound-with-hints", "gpu-a", Map.of(HintAnnotations.PLACEMENT, "{}"), gpus),
+                pod("prod", "pending", null, Map.of(), gpus),
+                pod("prod", "no-gpus", "gpu-a", Map.of(), Map.of("cpu", "1")),
+                pod("prod", "no-topology", "gpu-c", Map.of(), gpus)));
+        try (HintBackfill backfill = new HintBackfill(client, (p, n) -> new HintLookup.NotApplicable("test"),
+                HintBackfill.Settings.DEFAULT, new SimpleMeterRegistry());
+             HintSweep sweep = new HintSweep(() -> objects, backfill, Duration.ofHours(1), Duration.ofMinutes(10))) {
+
+            assertThat(sweep.sweep()).containsExactly("prod/bound-no-hints");
+            assertThat(sweep.sweep()).isEmpty();
+        }
+    }
+}
