@@ -70,9 +70,19 @@ public record PodView(String namespace, String name, String node, String phase, 
         String phase = ObjectFields.text(ObjectFields.at(pod, "status", "phase"));
         boolean hostNetwork = Boolean.TRUE.equals(ObjectFields.at(spec, "hostNetwork"))
                 || "true".equals(ObjectFields.text(ObjectFields.at(spec, "hostNetwork")));
+        Map<String, BigDecimal> requests = effectiveRequests(spec);
+        requests.forEach((resource, amount) -> {
+            // extended resources (a domain-prefixed name outside kubernetes.io) are whole devices: the API server
+            // refuses fractions and negative amounts (k8s.io/kubernetes pkg/apis/core/validation)
+            if (resource.contains("/") && !resource.contains("kubernetes.io/")
+                    && (amount.signum() < 0 || amount.stripTrailingZeros().scale() > 0)) {
+                throw new IllegalArgumentException("pod " + ns + "/" + pod.getMetadata().getName() + ": " + resource
+                        + " " + amount.toPlainString() + " is not a whole number of devices ≥ 0");
+            }
+        });
         return new PodView(ns, pod.getMetadata().getName(), node == null || node.isEmpty() ? null : node, phase,
                 pod.getMetadata().getDeletionTimestamp() != null, ObjectFields.labels(pod),
-                ObjectFields.annotations(pod), hostNetwork, effectiveRequests(spec));
+                ObjectFields.annotations(pod), hostNetwork, requests);
     }
 
     /** Kubernetes' effective pod requests (see the class comment). */

@@ -210,6 +210,11 @@ public final class VolcanoJobTemplate {
             throw new InputException(at + ": every task has 0 replicas");
         }
         int min = whole(spec.get("minAvailable"), total, at + ": spec.minAvailable");
+        if (min > total) {
+            // Volcano's job admission refuses this too (minAvailable greater than the sum of replicas)
+            throw new InputException(at + ": spec.minAvailable " + min + " is more than the job's " + total
+                    + " pods");
+        }
         PodGroup.NetworkTopology nt;
         try {
             nt = VolcanoObjectConverter.networkTopology(spec.get("networkTopology"), "spec.networkTopology");
