@@ -15,6 +15,7 @@ import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.service.EnginePlacementDecisions;
 import dev.railyard.scheduler.service.ExplainEndpoint;
 import dev.railyard.scheduler.service.HintSweep;
+import dev.railyard.scheduler.service.SchedulingEvents;
 import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricFile;
@@ -44,12 +45,13 @@ import java.util.Optional;
  * @param backfill   patches hints onto pods bound without them
  * @param webhook    the pods/binding admission webhook that adds hints to Bindings
  * @param sweep      hands pods bound without hints to the backfill (Volcano binds without a bind verb)
+ * @param events     Events on pods Railyard refused
  * @param election   leader election, or null when off
  * @param readiness  ready once the informers have synced
  */
 record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecisions decisions, Binder binder,
-                     HintBackfill backfill, BindingHintWebhook webhook, HintSweep sweep, ReadinessProbe readiness,
-                     LeaderElection election) implements AutoCloseable {
+                     HintBackfill backfill, BindingHintWebhook webhook, HintSweep sweep, SchedulingEvents events,
+                     ReadinessProbe readiness, LeaderElection election) implements AutoCloseable {
 
     /**
      * Leader-election settings.
@@ -77,6 +79,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC());
         EnginePlacementDecisions decisions = new EnginePlacementDecisions(cache::snapshot, ledger,
                 new PlacementEngine(), fabric, neutralScore, registry);
+        SchedulingEvents events = new SchedulingEvents(client, registry, Duration.ofMinutes(1));
+        decisions.recordEventsWith(events);
         HintSource hints = HintSource.of(decisions, cache::synced);
         HintBackfill backfill = new HintBackfill(client, hints, HintBackfill.Settings.DEFAULT, registry);
         BindingWriter binder = new BindingWriter(client, hints, backfill);
@@ -93,7 +97,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         };
         BindingHintWebhook webhook = new BindingHintWebhook(hints, backfill, BindingHintWebhook.DEFAULT_BUDGET, registry);
         HintSweep sweep = new HintSweep(cache::snapshot, backfill, Duration.ofSeconds(2), Duration.ofMinutes(10));
-        return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, sweep, readiness, election);
+        return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, sweep, events, readiness,
+                election);
     }
 
     private static KubernetesClient connect(Path kubeconfig) {
@@ -127,6 +132,7 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
             election.close();
         }
         sweep.close();
+        events.close();
         backfill.close();
         cache.close();
         client.close();

@@ -55,8 +55,9 @@ import java.util.function.Supplier;
  *   <li><b>Filter</b>: the engine's per-pod verdict with the gang's context (members already bound or tentatively
  *       allocated, and the plan's rail set). A node the snapshot does not know, or one without a NodeTopology, passes
  *       neutrally (never a rejection for want of data).</li>
- *   <li><b>Score</b>: the engine's 0–100 score; the node the gang plan chose for this pod gets 100 and every other
- *       node at most 99, so the plan wins ties without hiding the breakdown.</li>
+ *   <li><b>Score</b>: the engine's 0–100 score; when the gang plan placed this pod, its node gets 100 and every other
+ *       node half its own score (at most 50), so the plan's choice stands out even though Volcano adds the
+ *       extender's raw score to its other plugins' scores without normalising (wire-formats §1.3).</li>
  *   <li><b>Reserve</b> (Volcano {@code allocateFunc}): holds one address per network in the IP pool ledger; a pool
  *       that cannot hold it vetoes the allocation. {@code deallocateFunc} releases the holds.</li>
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
@@ -80,6 +81,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     /** gang key → pod key → node, from Volcano's tentative allocations. */
     private final ConcurrentMap<String, ConcurrentMap<String, String>> tentative = new ConcurrentHashMap<>();
     private volatile boolean announcedCold;
+    private volatile SchedulingEvents events;
 
     private record Cached(long version, ClusterView view, ConcurrentMap<String, PlanOutcome> plans) {
     }
@@ -100,6 +102,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         this.fabric = fabric;
         this.neutralScore = neutralScore;
         this.registry = registry;
+    }
+
+    /** Writes an Event on pods no node can take (null: none). */
+    public void recordEventsWith(SchedulingEvents sink) {
+        this.events = sink;
     }
 
     /** @return the current view, or null while the cache has not synced */
@@ -175,16 +182,16 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             // the informer has not seen this pod yet: judge it on its own, with the members' nodes as context
             return new PodContext(request, policy, new GangContext(placed, null), null, gangKey, null);
         }
-        List<PodView> planned = toPlace.stream().filter(m -> !held.containsKey(m.key()) || m.key().equals(key))
-                .toList();
-        PlanOutcome outcome = planFor(view, gangKey, group, planned);
+        // plan every unbound member, those Volcano holds tentatively included, so the plan stays the same for the
+        // whole session; the gang's actual members (bound or tentatively allocated) are the context when there are
+        // any, otherwise the plan's other nodes, which steers the first pod into the plan's fabric domain
+        PlanOutcome outcome = planFor(view, gangKey, group, toPlace);
         if (outcome != null && outcome.schedulable()) {
             for (PlannedPod p : outcome.plan().pods()) {
                 if (p.pod().equals(pod.ref().name())) {
                     GangContext ctx = GangContext.of(outcome.plan(), p.index());
-                    List<String> allPlaced = new ArrayList<>(placed);
-                    allPlaced.addAll(ctx.placed());
-                    return new PodContext(request, policy, new GangContext(allPlaced, ctx.rails()), p, gangKey,
+                    return new PodContext(request, policy,
+                            new GangContext(placed.isEmpty() ? ctx.placed() : placed, ctx.rails()), p, gangKey,
                             outcome);
                 }
             }
@@ -242,6 +249,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return out;
         }
         PodContext pc = contextOf(view, pod);
+        List<dev.railyard.scheduler.engine.NodeVerdict> refused = new ArrayList<>();
         for (String node : nodeNames) {
             String why = pc.request().gpus() > 0 ? unjudgeable(view.snapshot(), node) : null;
             if (why != null) {
@@ -255,7 +263,13 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             } else {
                 LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
                 out.add(NodeVerdict.unschedulable(node, verdict.describe()));
+                refused.add(verdict);
             }
+        }
+        SchedulingEvents sink = events;
+        if (sink != null && !refused.isEmpty() && refused.size() == nodeNames.size()) {
+            sink.podUnschedulable(pod.ref().namespace(), pod.ref().name(), pod.ref().uid(),
+                    dev.railyard.scheduler.engine.Verdicts.summarize(refused));
         }
         return out;
     }
@@ -278,8 +292,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 continue;
             }
             int s = engine.score(view.snapshot(), pc.request(), pc.policy(), node, pc.context()).score();
-            out.add(new NodeScore(node, node.equals(plannedNode) ? NodeScore.MAX : Math.min(s, NodeScore.MAX - 1),
-                    false));
+            int steered = plannedNode == null ? s : node.equals(plannedNode) ? NodeScore.MAX : s / 2;
+            out.add(new NodeScore(node, steered, false));
         }
         return out;
     }
@@ -304,6 +318,14 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return GangVerdict.permit();
         }
         LOG.info("gang {}/{} not enqueueable: {}", job.namespace(), job.podGroupName(), outcome.summary());
+        SchedulingEvents sink = events;
+        if (sink != null) {
+            for (ExtenderPod task : job.tasks()) {
+                sink.podUnschedulable(task.ref().namespace(), task.ref().name(), task.ref().uid(),
+                        "gang " + job.namespace() + "/" + job.podGroupName() + " cannot be placed as a whole: "
+                                + outcome.summary());
+            }
+        }
         return GangVerdict.reject(outcome.summary());
     }
 
