@@ -82,6 +82,17 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private final ConcurrentMap<String, ConcurrentMap<String, String>> tentative = new ConcurrentHashMap<>();
     private volatile boolean announcedCold;
     private volatile SchedulingEvents events;
+    /**
+     * The plan entry each pod was last steered by (pod key → entry), so that hints written after the bind (backfill)
+     * use the GPUs and rail set the gang plan gave it, not a fresh one-pod pairing that may break rail alignment.
+     */
+    private final com.github.benmanes.caffeine.cache.Cache<String, Steered> steered =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(100_000).build();
+
+    private record Steered(ClusterSnapshot snapshot, dev.railyard.scheduler.engine.GangPlan plan, PlannedPod pod,
+                           PodRequest request) {
+    }
 
     private record Cached(long version, ClusterView view, ConcurrentMap<String, PlanOutcome> plans) {
     }
@@ -189,6 +200,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (outcome != null && outcome.schedulable()) {
             for (PlannedPod p : outcome.plan().pods()) {
                 if (p.pod().equals(pod.ref().name())) {
+                    steered.put(key, new Steered(view.snapshot(), outcome.plan(), p, request));
                     GangContext ctx = GangContext.of(outcome.plan(), p.index());
                     return new PodContext(request, policy,
                             new GangContext(placed.isEmpty() ? ctx.placed() : placed, ctx.rails()), p, gangKey,
@@ -414,6 +426,15 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (known == null || view.snapshot().node(nodeName) == null
                 || view.snapshot().node(nodeName).topology() == null) {
             return Map.of();
+        }
+        Steered last = steered.getIfPresent(key);
+        if (last != null && last.pod().node().equals(nodeName)) {
+            try {
+                return PlacementHints.annotations(PlacementHints.hint(last.snapshot(), last.plan(), last.pod(),
+                        last.request()));
+            } catch (RuntimeException e) {
+                LOG.warn("no hints for {} on {} from its plan: {}", key, nodeName, e.getMessage());
+            }
         }
         if (known.node() != null && !known.node().isEmpty()) {
             return hintsForBoundPod(view, known, nodeName);
