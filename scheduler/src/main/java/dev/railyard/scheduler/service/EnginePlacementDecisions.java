@@ -90,6 +90,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
                     .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(100_000).build();
 
+    /** The plan each gang was first given (gang key → plan), kept while it still names the pod asked about. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, PlanOutcome> gangPlans =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
+
     private record Steered(ClusterSnapshot snapshot, dev.railyard.scheduler.engine.GangPlan plan, PlannedPod pod,
                            PodRequest request) {
     }
@@ -196,19 +201,35 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         // plan every unbound member, those Volcano holds tentatively included, so the plan stays the same for the
         // whole session; the gang's actual members (bound or tentatively allocated) are the context when there are
         // any, otherwise the plan's other nodes, which steers the first pod into the plan's fabric domain
-        PlanOutcome outcome = planFor(view, gangKey, group, toPlace);
-        if (outcome != null && outcome.schedulable()) {
-            for (PlannedPod p : outcome.plan().pods()) {
-                if (p.pod().equals(pod.ref().name())) {
-                    steered.put(key, new Steered(view.snapshot(), outcome.plan(), p, request));
-                    GangContext ctx = GangContext.of(outcome.plan(), p.index());
-                    return new PodContext(request, policy,
-                            new GangContext(placed.isEmpty() ? ctx.placed() : placed, ctx.rails()), p, gangKey,
-                            outcome);
-                }
+        // the gang keeps the plan it was first given while that plan still names this pod: members bound since then
+        // must not be re-planned onto other rails (rail alignment holds across the whole gang)
+        PlanOutcome outcome = gangPlans.getIfPresent(gangKey);
+        if (planned(outcome, pod.ref().name()) == null) {
+            outcome = planFor(view, gangKey, group, toPlace);
+            if (outcome != null && outcome.schedulable()) {
+                gangPlans.put(gangKey, outcome);
             }
         }
+        PlannedPod p = planned(outcome, pod.ref().name());
+        if (p != null) {
+            steered.put(key, new Steered(view.snapshot(), outcome.plan(), p, request));
+            GangContext ctx = GangContext.of(outcome.plan(), p.index());
+            return new PodContext(request, policy, new GangContext(placed.isEmpty() ? ctx.placed() : placed,
+                    ctx.rails()), p, gangKey, outcome);
+        }
         return new PodContext(request, policy, new GangContext(placed, null), null, gangKey, outcome);
+    }
+
+    private static PlannedPod planned(PlanOutcome outcome, String podName) {
+        if (outcome == null || !outcome.schedulable()) {
+            return null;
+        }
+        for (PlannedPod p : outcome.plan().pods()) {
+            if (p.pod().equals(podName)) {
+                return p;
+            }
+        }
+        return null;
     }
 
     private PlanOutcome planFor(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
