@@ -50,6 +50,8 @@ public final class ClusterCache implements AutoCloseable {
         return t;
     });
     private final Duration crdRecheck;
+    /** Set once every kind has been tried: until then {@link #synced()} is false even if the first informers are. */
+    private volatile boolean firstPassDone;
 
     /**
      * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces)
@@ -106,6 +108,7 @@ public final class ClusterCache implements AutoCloseable {
                 LOG.warn("cannot watch {} ({}); will retry in {}", kind, e.getMessage(), crdRecheck);
             }
         }
+        firstPassDone = true;
     }
 
     private SharedIndexInformer<GenericKubernetesResource> inform(WatchedKind kind) {
@@ -143,7 +146,8 @@ public final class ClusterCache implements AutoCloseable {
 
     /** @return true when every started informer has listed its objects once */
     public boolean synced() {
-        return !informers.isEmpty() && informers.values().stream().allMatch(SharedIndexInformer::hasSynced);
+        return firstPassDone && !informers.isEmpty()
+                && informers.values().stream().allMatch(SharedIndexInformer::hasSynced);
     }
 
     /** @return kinds whose CRD is not installed right now */

@@ -106,8 +106,10 @@ class BadInputPropertyTest {
 
     @Property(tries = 20)
     void emptyAndOversizedBodiesAreRefused(@ForAll("cases") Case c, @ForAll boolean oversized) throws Exception {
-        byte[] body = oversized ? new byte[(int) LIMIT + 1 + c.path().length()] : new byte[0];
-        assertRefusedAndStillServing(c.path(), body, oversized ? 413 : 400);
+        // oversized: only the headers are sent, declaring a body over the limit; the server must answer 413 without
+        // reading it (sending the body too races the server's close and the client sees a reset, as Go would)
+        long declared = oversized ? LIMIT + 1 + c.path().length() : 0;
+        assertRefusedAndStillServing(c.path(), new byte[0], declared, oversized ? 413 : 400);
     }
 
     @Provide
@@ -191,9 +193,14 @@ class BadInputPropertyTest {
     }
 
     static void assertRefusedAndStillServing(String path, byte[] body, int expectedStatus) throws Exception {
+        assertRefusedAndStillServing(path, body, body.length, expectedStatus);
+    }
+
+    static void assertRefusedAndStillServing(String path, byte[] body, long declaredLength, int expectedStatus)
+            throws Exception {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
             s.setSoTimeout(5000);
-            var r = TestServers.exchange(s, "POST", path, body, body.length);
+            var r = TestServers.exchange(s, "POST", path, body, declaredLength);
             assertThat(r.status()).as("status for %d-byte body to %s: %s", body.length, path, r.body()).isEqualTo(expectedStatus);
             assertThat(r.header("Content-Type")).isEqualTo("text/plain; charset=utf-8");
             assertThat(r.body()).endsWith("\n");
