@@ -11,7 +11,6 @@ import dev.railyard.scheduler.simulate.GeneratedCluster;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -19,11 +18,8 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -92,31 +88,9 @@ public class GangPlanBenchmark {
         }
     }
 
-    /** Thread CPU time per plan over one iteration, printed at its end. */
-    @State(Scope.Thread)
-    public static class CpuClock {
-        private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        private long startNanos;
-        long calls;
-
-        @Setup(Level.Iteration)
-        public void start() {
-            calls = 0;
-            startNanos = threads.getCurrentThreadCpuTime();
-        }
-
-        @TearDown(Level.Iteration)
-        public void stop() {
-            long cpu = threads.getCurrentThreadCpuTime() - startNanos;
-            if (calls > 0 && startNanos >= 0) {
-                System.out.printf("  [thread CPU time %.2f ms/plan over %d plans]%n", cpu / 1e6 / calls, calls);
-            }
-        }
-    }
-
     /** @return the plan of the 64 × 8 gang */
     @Benchmark
-    public PlanOutcome plan64x8(CpuClock clock) {
+    public PlanOutcome plan64x8(ThreadCpuClock clock) {
         clock.calls++;
         return engine.plan(snapshot, gang);
     }

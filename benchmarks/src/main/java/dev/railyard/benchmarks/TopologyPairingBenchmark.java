@@ -6,20 +6,16 @@ import dev.railyard.topology.pairing.RailPairing;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -56,42 +52,20 @@ public class TopologyPairingBenchmark {
         }
     }
 
-    /** Thread CPU time per operation over one iteration, printed at its end (nanoseconds from ThreadMXBean). */
-    @State(Scope.Thread)
-    public static class CpuClock {
-        private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        private long startNanos;
-        long calls;
-
-        @Setup(Level.Iteration)
-        public void start() {
-            calls = 0;
-            startNanos = threads.getCurrentThreadCpuTime();
-        }
-
-        @TearDown(Level.Iteration)
-        public void stop() {
-            long cpu = threads.getCurrentThreadCpuTime() - startNanos;
-            if (calls > 0 && startNanos >= 0) {
-                System.out.printf("  [thread CPU time %.1f us/op over %d ops]%n", cpu / 1e3 / calls, calls);
-            }
-        }
-    }
-
     private NodeTopologySpec parseAndPair() {
         return pairing.pair(parser.parseText("case-01", dump));
     }
 
     /** @return the paired node: parse of the text plus {@link RailPairing#pair(NodeTopologySpec)} */
     @Benchmark
-    public NodeTopologySpec parseAndPair(CpuClock clock) {
+    public NodeTopologySpec parseAndPair(ThreadCpuClock clock) {
         clock.calls++;
         return parseAndPair();
     }
 
     /** @return the parsed node, unpaired */
     @Benchmark
-    public NodeTopologySpec parse(CpuClock clock) {
+    public NodeTopologySpec parse(ThreadCpuClock clock) {
         clock.calls++;
         return parser.parseText("case-01", dump);
     }
