@@ -134,16 +134,30 @@ class RailyardVolcanoIT {
 
     @Test
     @Order(3)
-    @Disabled("TO REWRITE (issue 8, open): both 4-GPU pods fit one free 8-GPU node (vc-scheduler bound both to gpu-a1), where the engine needs no rail alignment (the pods talk over NVLink) and gives them GPUs 0-3 and 4-7 (rails 0,1 and 2,3); the scenario must leave at most 4 free GPUs per node so the gang spans two nodes")
     void twoPodFourGpuGangWithRailAlignmentRequiredGetsTheSameRailsOnBothPods() {
+        // Leave at most 4 free GPUs per node so the gang must span two nodes (on one free 8-GPU node its pods would
+        // talk over NVLink and need no alignment): earlier pods hold 4 GPUs of every PCIe node and all 8 of the
+        // others. Their GPU indices are not known to the scheduler, so Railyard counts the lowest ones as taken:
+        // GPUs 4-7 stay free, which on the PCIe machine are rails 2 and 3 (mlx5_2, mlx5_3, PIX).
+        List<String> occupants = new java.util.ArrayList<>();
+        for (SeedCluster.FakeNode n : SeedCluster.NODES) {
+            boolean pcie = n.machine().equals(java.util.Optional.of(FixtureMachines.PCIE_8GPU));
+            String name = "earlier-" + n.name();
+            client.resource(SeedWorkloads.occupant(name, n.name(), pcie ? 4 : 8)).create();
+            occupants.add(name);
+        }
+        for (String o : occupants) {
+            await().atMost(BIND).until(() -> "Running".equals(view.pod(o).getStatus().getPhase()));
+        }
         client.resource(SeedWorkloads.gangJob(client, "gang-2x4", 2, 4,
                 Map.of(HintAnnotations.RAIL_ALIGNMENT, "required"), List.of())).create();
         List<Pod> pods = view.awaitJobBound("gang-2x4", 2, BIND);
         view.awaitPodGroupPhase("gang-2x4", "Running", BIND);
 
+        assertThat(pods.get(0).getSpec().getNodeName()).isNotEqualTo(pods.get(1).getSpec().getNodeName());
         String railsA = awaitAnnotation(pods.get(0).getMetadata().getName(), HintAnnotations.RAILS);
         String railsB = awaitAnnotation(pods.get(1).getMetadata().getName(), HintAnnotations.RAILS);
-        assertThat(railsA).isNotBlank().isEqualTo(railsB);
+        assertThat(railsA).isEqualTo("2,2,3,3").isEqualTo(railsB);
         for (Pod p : pods) {
             JsonNode hint = awaitHint(p.getMetadata().getName());
             assertThat(hint.path("gpus")).hasSize(4);
