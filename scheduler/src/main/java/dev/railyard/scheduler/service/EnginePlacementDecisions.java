@@ -286,6 +286,15 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         for (String node : nodeNames) {
             String why = pc.request().gpus() > 0 ? unjudgeable(view.snapshot(), node) : null;
             if (why != null) {
+                // no topology to judge GPUs by, but the address pools do not depend on the node: a dry pool refuses
+                // here too, so the reason reaches the scheduler's fit errors instead of a later allocateFunc veto
+                if (!pc.request().selections().isEmpty()) {
+                    PoolVerdict pools = ledger.check(pc.request().networks(), 1, node);
+                    if (!pools.admitted()) {
+                        out.add(NodeVerdict.unschedulable(node, pools.message()));
+                        continue;
+                    }
+                }
                 countNeutral("no-topology");
                 out.add(NodeVerdict.neutral(node, why));
                 continue;
