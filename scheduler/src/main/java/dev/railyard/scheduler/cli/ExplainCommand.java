@@ -60,18 +60,14 @@ final class ExplainCommand implements Runnable {
             if (looksLikeFile(target)) {
                 jobs = VolcanoJobTemplate.read(Path.of(target));
             }
-            try (ClusterSourceOptions.Source s = source.load()) {
-                ExplainRequest request;
-                if (jobs != null) {
-                    request = ExplainRequest.whatIf(jobs);
-                } else {
-                    String[] nn = split(target, s.namespace());
-                    request = ExplainRequest.job(nn[0], nn[1]);
+            List<VolcanoJobTemplate.Job> whatIf = jobs;
+            return explainAndPrint(spec, source, nodes, s -> {
+                if (whatIf != null) {
+                    return ExplainRequest.whatIf(whatIf);
                 }
-                Explanation e = new Explainer().explain(s.objects(), request, s.context());
-                source.print(spec.commandLine().getOut(), e, nodes);
-                return e.allPlaced() ? 0 : 1;
-            }
+                String[] nn = split(target, s.namespace());
+                return ExplainRequest.job(nn[0], nn[1]);
+            });
         }
     }
 
@@ -95,12 +91,20 @@ final class ExplainCommand implements Runnable {
         @Override
         public Integer call() {
             source.checkOutput();
-            try (ClusterSourceOptions.Source s = source.load()) {
+            return explainAndPrint(spec, source, nodes, s -> {
                 String[] nn = split(target, s.namespace());
-                Explanation e = new Explainer().explain(s.objects(), ExplainRequest.pod(nn[0], nn[1]), s.context());
-                source.print(spec.commandLine().getOut(), e, nodes);
-                return e.allPlaced() ? 0 : 1;
-            }
+                return ExplainRequest.pod(nn[0], nn[1]);
+            });
+        }
+    }
+
+    /** Loads the cluster source, explains the request made from it, prints it; exit 0 when all placed, else 1. */
+    private static int explainAndPrint(CommandLine.Model.CommandSpec spec, ClusterSourceOptions source, boolean nodes,
+                                       java.util.function.Function<ClusterSourceOptions.Source, ExplainRequest> request) {
+        try (ClusterSourceOptions.Source s = source.load()) {
+            Explanation e = new Explainer().explain(s.objects(), request.apply(s), s.context());
+            source.print(spec.commandLine().getOut(), e, nodes);
+            return e.allPlaced() ? 0 : 1;
         }
     }
 
