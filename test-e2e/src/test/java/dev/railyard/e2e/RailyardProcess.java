@@ -75,7 +75,7 @@ public final class RailyardProcess {
      * @throws IllegalStateException if it exits or is not ready in time (with the end of its log)
      */
     public URI start() throws IOException {
-        Path jar = snapshotJar();
+        Path jar = snapshotJar(controlPlane);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-jar", jar.toString(), "serve", "--address=127.0.0.1", "--port=" + port,
@@ -107,9 +107,9 @@ public final class RailyardProcess {
     /**
      * A private copy of the jar for this control plane's lifetime: a rebuild of {@code scheduler/target/railyard.jar}
      * while the suite runs (another build on the same checkout) would otherwise pull classes out from under the
-     * running JVM, which loads them lazily from the file.
+     * running JVM, which loads them lazily from the file. Shared with {@link RailyardAgentProcess}.
      */
-    private Path snapshotJar() throws IOException {
+    static Path snapshotJar(ControlPlane controlPlane) throws IOException {
         Path source = jar();
         if (!Files.isRegularFile(source)) {
             throw new IOException("Railyard jar " + source + " not found; build it with "

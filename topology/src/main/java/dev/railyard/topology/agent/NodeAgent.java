@@ -11,6 +11,9 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -20,6 +23,14 @@ import java.util.concurrent.TimeUnit;
  * The node agent's loop: every refresh period it observes the node ({@link NodeObserver}), builds the desired
  * {@code NodeTopology} ({@link NodeTopologyAssembler}), asks the {@link PublishGate} whether to write, and writes
  * through the {@link NodeTopologySink}.
+ *
+ * <p>Restarts: before its first write the agent reads what the sink holds for its node
+ * ({@link NodeTopologySink#stored}, one {@code get}). When that is a status with an {@code observedTime}, the gate and
+ * the conditions resume from it: a restarted agent that finds the node as its predecessor left it writes nothing
+ * until something changes or the resync period since that {@code observedTime} has passed, and unchanged conditions
+ * keep their {@code lastTransitionTime}. The read is retried on each refresh until it succeeds or a write has
+ * succeeded; a failed read (API server down, no {@code get} permission) costs only one rewrite of an unchanged
+ * object.
  *
  * <p>Failure behaviour: nothing stops the loop. An unreadable sysfs, an absent kubelet socket or a refused write
  * makes the next refresh come after a backoff instead of the period: exponential from
@@ -55,6 +66,9 @@ public final class NodeAgent implements AutoCloseable {
     private volatile Instant lastRefresh;
     private volatile Instant lastPublish;
     private volatile String lastProblem;
+    /** Whether the stored object has been read back, or a write has made reading it pointless. */
+    private boolean resumed;
+    private int failedReads;
 
     /**
      * @param settings  agent settings (periods, backoff)
@@ -99,6 +113,9 @@ public final class NodeAgent implements AutoCloseable {
     }
 
     private RefreshOutcome refresh() {
+        if (!resumed) {
+            resume();
+        }
         NodeObservation obs = observer.observe();
         if (obs.sysfsProblem() != null) {
             problem("sysfs");
@@ -114,6 +131,7 @@ public final class NodeAgent implements AutoCloseable {
             try {
                 sink.publish(desired);
                 gate.published(desired);
+                resumed = true;
                 published = true;
                 lastPublish = clock.instant();
                 Counter.builder("railyard.agent.publish").description("writes of the NodeTopology by decision")
@@ -124,8 +142,7 @@ public final class NodeAgent implements AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 problem("publish");
-                String message = "cannot write NodeTopology " + settings.nodeName() + ": "
-                        + String.valueOf(e.getMessage()).replaceAll("\\s+", " ").strip();
+                String message = "cannot write NodeTopology " + settings.nodeName() + ": " + oneLine(e);
                 LOG.warn("{}", message);
                 problem = problem == null ? message : problem + "; " + message;
             }
@@ -136,6 +153,69 @@ public final class NodeAgent implements AutoCloseable {
         lastProblem = problem;
         lastRefresh = clock.instant();
         return outcome;
+    }
+
+    private void resume() {
+        String node = settings.nodeName();
+        try {
+            var stored = sink.stored(node);
+            resumed = true;
+            if (stored.isEmpty() || stored.get().status() == null) {
+                return;
+            }
+            Instant writtenAt = instant(stored.get().status().observedTime());
+            if (writtenAt == null) {
+                LOG.info("stored NodeTopology {} has no observedTime; writing it on the first refresh", node);
+                return;
+            }
+            assembler.resume(stored.get().status());
+            gate.resume(stored.get(), writtenAt);
+            LOG.info("resuming from stored NodeTopology {} observed {}: written again only when changed", node,
+                    writtenAt);
+        } catch (RuntimeException e) {
+            // Said once: while the API server is away every refresh tries again, and the failed write says so too.
+            if (++failedReads == 1) {
+                LOG.warn("cannot read back NodeTopology {} (it will be written whole on the first refresh): {}",
+                        node, oneLine(e));
+            } else {
+                LOG.debug("cannot read back NodeTopology {} (attempt {}): {}", node, failedReads, oneLine(e));
+            }
+        }
+    }
+
+    /**
+     * @return fabric8's message ("Operation: [patch] ... failed.") followed by the deepest cause that has a message
+     *         (or the causes' class names when none has, as for the JDK HttpClient's
+     *         {@code IOException: ConnectException: ClosedChannelException}), on one line
+     */
+    static String oneLine(Throwable e) {
+        String cause = null;
+        List<String> types = new ArrayList<>();
+        for (Throwable t = e.getCause(); t != null && types.size() < 8; t = t.getCause()) {
+            types.add(t.getClass().getSimpleName());
+            if (t.getMessage() != null) {
+                cause = t.getClass().getSimpleName() + ": " + t.getMessage();
+            }
+        }
+        if (cause == null && !types.isEmpty()) {
+            cause = String.join(": ", types);
+        }
+        String message = String.valueOf(e.getMessage());
+        if (cause != null && !message.contains(cause)) {
+            message = message + " " + cause;
+        }
+        return message.replaceAll("\\s+", " ").strip();
+    }
+
+    private static Instant instant(String rfc3339) {
+        if (rfc3339 == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(rfc3339);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
     }
 
     private void problem(String source) {

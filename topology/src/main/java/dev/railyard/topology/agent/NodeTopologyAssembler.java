@@ -67,6 +67,21 @@ public final class NodeTopologyAssembler {
     }
 
     /**
+     * Carries the conditions of the status an earlier run of the agent published over to this one: a condition whose
+     * status is the same after this run's first refresh keeps its {@code lastTransitionTime}. Call before the first
+     * {@link #assemble}; conditions of other types are ignored.
+     *
+     * @param stored the status the API server holds
+     */
+    public void resume(NodeTopologyStatus stored) {
+        for (String type : List.of(NodeTopologyConditions.READY, NodeTopologyConditions.STALE)) {
+            stored.conditions().stream()
+                    .filter(c -> type.equals(c.getType()) && c.getStatus() != null && c.getLastTransitionTime() != null)
+                    .findFirst().ifPresent(c -> conditions.putIfAbsent(type, c));
+        }
+    }
+
+    /**
      * @param obs this refresh
      * @return what to publish
      */

@@ -2,10 +2,13 @@ package dev.railyard.topology.agent;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.railyard.api.topology.NodeTopology;
+import dev.railyard.api.topology.NodeTopologySpec;
+import dev.railyard.api.topology.NodeTopologyStatus;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -21,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Writes a node's {@code NodeTopology} ({@code railyard.dev/v1alpha1}, cluster-scoped, named after the node) with
@@ -34,7 +38,10 @@ import java.util.Objects;
  * API server creates it) gets a create instead, and one that does not implement server-side apply at all (415
  * Unsupported Media Type, as fabric8's mock server in CRUD mode) gets JSON Patches from then on, each replacing
  * {@code spec} or {@code status} whole, which leaves the same object as the apply. Errors from
- * the API server propagate as {@link KubernetesClientException}. Thread-safe if the client is.
+ * the API server propagate as {@link KubernetesClientException}.
+ *
+ * <p>{@link #stored} reads the object back (one {@code get}, when an agent starts) so that a restarted agent does not
+ * rewrite an unchanged object; unknown fields (from a newer CRD) are ignored there. Thread-safe if the client is.
  */
 public final class NodeTopologyPublisher implements NodeTopologySink {
     /** Field manager of every write. */
@@ -44,6 +51,7 @@ public final class NodeTopologyPublisher implements NodeTopologySink {
 
     private static final ObjectMapper JSON = JsonMapper.builder()
             .disable(MapperFeature.AUTO_DETECT_IS_GETTERS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL,
                     JsonInclude.Include.NON_NULL))
             .build();
@@ -90,6 +98,40 @@ public final class NodeTopologyPublisher implements NodeTopologySink {
         String statusBody = json(status);
         EditReplacePatchable<GenericKubernetesResource> statusResource = named.subresource("status");
         write(() -> statusResource.patch(applyContext(), statusBody), statusResource, "/status", desired.status());
+    }
+
+    /**
+     * Reads the node's object as the API server holds it.
+     *
+     * @param nodeName node name = object name
+     * @return its spec and status as the model records (either null when absent or not readable as this version's
+     *         model, e.g. written by an incompatible agent: the agent then rewrites that part), or empty when there is
+     *         no object
+     * @throws KubernetesClientException when the API server refuses (e.g. 403 without {@code get} on
+     *                                   {@code nodetopologies}) or cannot be reached
+     */
+    @Override
+    public Optional<DesiredNodeTopology> stored(String nodeName) {
+        GenericKubernetesResource stored = client.genericKubernetesResources(CONTEXT).withName(nodeName).get();
+        if (stored == null) {
+            return Optional.empty();
+        }
+        Map<String, Object> fields = stored.getAdditionalProperties();
+        return Optional.of(new DesiredNodeTopology(nodeName, read(fields.get("spec"), NodeTopologySpec.class, nodeName),
+                read(fields.get("status"), NodeTopologyStatus.class, nodeName)));
+    }
+
+    private static <T> T read(Object part, Class<T> type, String nodeName) {
+        if (part == null) {
+            return null;
+        }
+        try {
+            return JSON.convertValue(part, type);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("stored NodeTopology {}: {} not readable, it will be rewritten: {}", nodeName,
+                    type.getSimpleName(), String.valueOf(e.getMessage()).replaceAll("\\s+", " ").strip());
+            return null;
+        }
     }
 
     /**

@@ -77,6 +77,21 @@ public final class PublishGate {
         return since.compareTo(resync) >= 0 ? Decision.RESYNC : Decision.UNCHANGED;
     }
 
+    /**
+     * Starts from what the API server already holds (written by an earlier run of the agent), as if this gate had
+     * written it at {@code writtenAt}: an unchanged picture is then not written again until {@code resync} after
+     * that time. Call before the first {@link #decide}.
+     *
+     * @param stored    the stored object, with a status
+     * @param writtenAt when it was written (its {@code observedTime})
+     */
+    public void resume(DesiredNodeTopology stored, Instant writtenAt) {
+        Objects.requireNonNull(stored.status(), "stored status");
+        lastContent = content(stored);
+        lastHealth = healthKey(stored);
+        lastPublishedAt = Objects.requireNonNull(writtenAt);
+    }
+
     /** Records a successful write of {@code desired}. */
     public void published(DesiredNodeTopology desired) {
         lastContent = content(desired);

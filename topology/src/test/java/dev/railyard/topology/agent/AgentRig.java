@@ -63,10 +63,20 @@ final class AgentRig implements AutoCloseable {
         NodeObserver observer = new NodeObserver(new SysfsHostDiscovery(machine.root()),
                 new NvidiaSmiProbe(smi.toString(), Duration.ofSeconds(10)), podResources, clock,
                 settings.resyncPeriod());
-        agent = new NodeAgent(settings, observer, new NodeTopologyAssembler(settings, config), desired -> {
-            sink.publish(desired);
-            writes.incrementAndGet();
-        }, registry, clock);
+        NodeTopologySink counting = new NodeTopologySink() {
+            @Override
+            public void publish(DesiredNodeTopology desired) {
+                sink.publish(desired);
+                writes.incrementAndGet();
+            }
+
+            @Override
+            public java.util.Optional<DesiredNodeTopology> stored(String nodeName) {
+                return sink.stored(nodeName);
+            }
+        };
+        agent = new NodeAgent(settings, observer, new NodeTopologyAssembler(settings, config), counting, registry,
+                clock);
     }
 
     /** The fixture's artifact as copied into test resources (artifact only). */

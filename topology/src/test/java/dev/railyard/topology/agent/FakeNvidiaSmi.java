@@ -12,13 +12,15 @@ import java.util.Locale;
 /**
  * An {@code nvidia-smi} stand-in: a shell script answering {@code -q -x} with a document in NVIDIA's layout (bus ids
  * in NVML's 8-digit-domain upper-case form, as real output prints them) and {@code topo -m} with a fixture dump.
+ * Public (in topology's test jar) so that end-to-end tests can give {@code railyard agent --nvidia-smi} the same
+ * stand-in.
  */
-final class FakeNvidiaSmi {
+public final class FakeNvidiaSmi {
     private FakeNvidiaSmi() {
     }
 
     /** UUID the fake reports for the GPU at position {@code i}. */
-    static String uuid(int i) {
+    public static String uuid(int i) {
         return String.format(Locale.ROOT, "GPU-5a1c%04x-8d2e-4b1f-9a3c-%012x", i, 0xabc000 + i);
     }
 
@@ -28,7 +30,7 @@ final class FakeNvidiaSmi {
      * @param topoMatrix text {@code topo -m} prints, or null to exit 255 as on hosts with a SoftiWARP device
      * @return the script's path
      */
-    static Path write(Path dir, List<String> gpuBusIds, String topoMatrix) throws IOException {
+    public static Path write(Path dir, List<String> gpuBusIds, String topoMatrix) throws IOException {
         StringBuilder xml = new StringBuilder("""
                 <?xml version="1.0" ?>
                 <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">

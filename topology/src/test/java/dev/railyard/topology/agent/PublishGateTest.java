@@ -74,6 +74,21 @@ class PublishGateTest {
     }
 
     @Test
+    void resumedFromAStoredObjectWritesOnlyWhatChangedAndResyncsFromItsWriteTime() {
+        // An earlier run wrote this at 06:58:00; the gate starts at 07:00:00 (clock) knowing that.
+        gate.resume(desired("2026-11-30T06:58:00Z", "ACTIVE", 1, "2026-11-30T06:00:00Z"),
+                Instant.parse("2026-11-30T06:58:00Z"));
+        // The same picture with this run's times: nothing to write (not FIRST).
+        assertThat(gate.decide(desired("t1", "ACTIVE", 1, "t1"))).isEqualTo(UNCHANGED);
+        // A change: 2 min since 06:58:00 > 30 s interval.
+        assertThat(gate.decide(desired("t1", "ACTIVE", 0, "t1"))).isEqualTo(CHANGE);
+        assertThat(gate.decide(desired("t1", "DOWN", 1, "t1"))).isEqualTo(HEALTH);
+        // Unchanged, 5 min after 06:58:00 (= 07:03:00): the heartbeat rewrite.
+        clock.advance(Duration.ofMinutes(3));
+        assertThat(gate.decide(desired("t2", "ACTIVE", 1, "t1"))).isEqualTo(RESYNC);
+    }
+
+    @Test
     void unchangedPictureIsRewrittenAfterTheResyncPeriod() {
         DesiredNodeTopology a = desired("t0", "ACTIVE", 0, "t0");
         gate.published(a);
