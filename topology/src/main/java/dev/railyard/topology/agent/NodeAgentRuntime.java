@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -92,16 +91,17 @@ public final class NodeAgentRuntime implements AutoCloseable {
     }
 
     /**
-     * @param kubeconfig a kubeconfig file, or null
+     * A client whose calls fail fast: fabric8's own request retries (by default 10, backing off exponentially from
+     * 100 ms, so one call can block for over a minute while the API server is down) are switched off, because the
+     * agent's refresh loop already retries with its own backoff and must mark the status stale promptly.
+     *
+     * @param kubeconfig a kubeconfig file, or null for in-cluster / default configuration
      * @return a client on fabric8's JDK HttpClient
      */
     public static KubernetesClient kubernetesClient(Path kubeconfig) {
-        KubernetesClientBuilder builder = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory());
-        if (kubeconfig != null) {
-            File file = kubeconfig.toFile();
-            builder.withConfig(Config.fromKubeconfig(file));
-        }
-        return builder.build();
+        Config config = kubeconfig != null ? Config.fromKubeconfig(kubeconfig.toFile()) : Config.autoConfigure(null);
+        config.setRequestRetryBackoffLimit(0);
+        return new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory()).withConfig(config).build();
     }
 
     /** @return the running agent (health, one-off refreshes) */
