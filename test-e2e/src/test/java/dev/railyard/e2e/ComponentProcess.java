@@ -116,6 +116,27 @@ public final class ComponentProcess implements AutoCloseable {
         return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
     }
 
+    /**
+     * SIGKILL to the recorded PID, no grace period (a crash: no shutdown hooks run). Returns the exit code, or empty
+     * if it could not be observed.
+     */
+    public Optional<Integer> kill() {
+        if (process.isAlive()) {
+            process.toHandle().destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
+    }
+
+    /** The exit code once the process has exited on its own (or was stopped), else empty. */
+    public Optional<Integer> exitCode() {
+        return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
+    }
+
     @Override
     public void close() {
         stop();

@@ -34,7 +34,9 @@ public final class RailyardProcess {
     public static final String WEBHOOK_PATH = "/admission/pods-binding";
 
     private final ControlPlane controlPlane;
+    private final String name;
     private final List<String> extraArgs;
+    private final Map<String, String> env;
     /** Ports kept across restarts, so the scheduler configs and the webhook configuration stay valid. */
     private final int port;
     private final int webhookPort;
@@ -50,8 +52,21 @@ public final class RailyardProcess {
      * @param extraArgs    more {@code serve} flags, e.g. {@code --log-level=debug}
      */
     public RailyardProcess(ControlPlane controlPlane, List<String> extraArgs) {
+        this(controlPlane, "railyard", extraArgs, Map.of());
+    }
+
+    /**
+     * A named instance, for suites that run several at once (e.g. two replicas with leader election).
+     *
+     * @param name      base name of its log and PID files ({@code <name>-<n>.log})
+     * @param extraArgs more {@code serve} flags
+     * @param env       extra environment, e.g. {@code POD_NAME} (the leader-election identity)
+     */
+    public RailyardProcess(ControlPlane controlPlane, String name, List<String> extraArgs, Map<String, String> env) {
         this.controlPlane = controlPlane;
+        this.name = name;
         this.extraArgs = List.copyOf(extraArgs);
+        this.env = Map.copyOf(env);
         int[] ports = LoopbackPorts.pick(2);
         this.port = ports[0];
         this.webhookPort = ports[1];
@@ -75,6 +90,22 @@ public final class RailyardProcess {
      * @throws IllegalStateException if it exits or is not ready in time (with the end of its log)
      */
     public URI start() throws IOException {
+        return launchAndAwait("/readyz");
+    }
+
+    /**
+     * Starts {@code railyard serve} and waits only for {@code GET /healthz} to answer 200 (listening), not for
+     * readiness: a leader-election standby with readiness routing is never ready.
+     *
+     * @return the base URL, {@code http://127.0.0.1:<port>}
+     * @throws IOException if the jar is missing or the process cannot start
+     * @throws IllegalStateException if it exits or does not listen in time (with the end of its log)
+     */
+    public URI startServing() throws IOException {
+        return launchAndAwait("/healthz");
+    }
+
+    private URI launchAndAwait(String probe) throws IOException {
         Path jar = snapshotJar(controlPlane);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -84,10 +115,10 @@ public final class RailyardProcess {
                 "--webhook-tls-key=" + controlPlane.pki().servingKey()));
         cmd.addAll(extraArgs);
         generation++;
-        process = controlPlane.launch("railyard-" + generation, cmd, Map.of());
+        process = controlPlane.launch(name + "-" + generation, cmd, env);
         url = URI.create("http://127.0.0.1:" + port);
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        HttpRequest ready = HttpRequest.newBuilder(url.resolve("/readyz")).timeout(Duration.ofSeconds(2)).GET().build();
+        HttpRequest ready = HttpRequest.newBuilder(url.resolve(probe)).timeout(Duration.ofSeconds(2)).GET().build();
         ComponentProcess p = process;
         try {
             await().atMost(READY_TIMEOUT).pollInterval(Duration.ofMillis(250))
@@ -96,7 +127,7 @@ public final class RailyardProcess {
                         return http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
                     });
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new IllegalStateException("railyard serve not ready at " + url + "/readyz after "
+            throw new IllegalStateException("railyard serve not ready at " + url + probe + " after "
                     + READY_TIMEOUT.toSeconds() + " s; last log lines of " + p.log() + ":\n" + p.tail(25), e);
         } finally {
             http.close();
@@ -137,5 +168,30 @@ public final class RailyardProcess {
     /** Whether an instance is running. */
     public boolean running() {
         return process != null && process.alive();
+    }
+
+    /**
+     * SIGKILL to the running instance (a crash: no shutdown hook, nothing released); no-op when none runs.
+     *
+     * @return its exit code, if observed
+     */
+    public java.util.Optional<Integer> kill() {
+        if (process == null) {
+            return java.util.Optional.empty();
+        }
+        java.util.Optional<Integer> code = process.kill();
+        process = null;
+        url = null;
+        return code;
+    }
+
+    /** The current (or last started) process, e.g. to read its exit code or log; null before the first start. */
+    public ComponentProcess process() {
+        return process;
+    }
+
+    /** Base URL of the running instance, {@code http://127.0.0.1:<port>}; the port stays the same across restarts. */
+    public URI url() {
+        return URI.create("http://127.0.0.1:" + port);
     }
 }

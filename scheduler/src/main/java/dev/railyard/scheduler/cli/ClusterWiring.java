@@ -60,8 +60,11 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
      * @param leaseName   Lease name
      * @param identity    this replica's identity (pod name)
      * @param leaderLabel label key for label routing, or null for readiness routing
+     * @param timing      lease, renew and retry durations
+     * @param onLost      run on a new thread when this replica led and lost the Lease (serve exits)
      */
-    record Leadership(String namespace, String leaseName, String identity, String leaderLabel) {
+    record Leadership(String namespace, String leaseName, String identity, String leaderLabel,
+                      LeaderElection.Timing timing, Runnable onLost) {
     }
 
     /**
@@ -85,18 +88,20 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         HintBackfill backfill = new HintBackfill(client, hints, HintBackfill.Settings.DEFAULT, registry);
         BindingWriter binder = new BindingWriter(client, hints, backfill);
         LeaderElection election = leadership == null ? null : new LeaderElection(client, leadership.namespace(),
-                leadership.leaseName(), leadership.identity(), leadership.leaderLabel(), registry);
+                leadership.leaseName(), leadership.identity(), leadership.leaderLabel(), leadership.timing(),
+                leadership.onLost(), registry);
         ReadinessProbe readiness = () -> {
             if (!cache.synced()) {
                 return Optional.of("cluster cache informers have not synced");
             }
-            if (election != null && election.routesByReadiness() && !election.leading()) {
-                return Optional.of("not the leader");
+            if (election != null && election.routesByReadiness()) {
+                return election.standbyReason();
             }
             return Optional.empty();
         };
         BindingHintWebhook webhook = new BindingHintWebhook(hints, backfill, BindingHintWebhook.DEFAULT_BUDGET, registry);
-        HintSweep sweep = new HintSweep(cache::snapshot, backfill, Duration.ofSeconds(2), Duration.ofMinutes(10));
+        HintSweep sweep = new HintSweep(cache::snapshot, backfill, Duration.ofSeconds(2), Duration.ofMinutes(10),
+                election == null ? () -> true : election::leading);
         return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, sweep, events, readiness,
                 election);
     }

@@ -13,6 +13,9 @@ import dev.railyard.scheduler.protocol.kube.KubeExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoReplyDialect;
 import dev.railyard.scheduler.protocol.volcano.VolcanoSettings;
+import dev.railyard.scheduler.service.LeaderElection;
+import dev.railyard.scheduler.service.LeaderOnlyVerbs;
+import dev.railyard.scheduler.server.ConnectionTimeouts;
 import dev.railyard.scheduler.server.ExtenderServer;
 import dev.railyard.scheduler.server.ReadinessProbe;
 import dev.railyard.scheduler.server.ReloadableKeyManager;
@@ -41,6 +44,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,6 +84,20 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-request-size", paramLabel = "SIZE",
             description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi); larger gets 413.")
     String maxRequestSize;
+
+    @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
+            description = "Close a connection whose request has not fully arrived this long after its first byte "
+                    + "(whole seconds; default: 15s).")
+    Duration requestReadTimeout;
+
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
+            description = "Close a keep-alive connection idle this long between requests (whole seconds; default: "
+                    + "120s, longer than Go clients' 90s).")
+    Duration idleTimeout;
+
+    @Option(names = "--max-idle-connections", paramLabel = "N",
+            description = "Idle keep-alive connections kept at most (default: 200).")
+    Integer maxIdleConnections;
 
     @Option(names = "--tls-cert", paramLabel = "FILE", description = "PEM certificate chain (with --tls-key).")
     Path tlsCert;
@@ -126,6 +144,22 @@ final class ServeCommand implements Callable<Integer> {
             description = "Lease namespace (default: $POD_NAMESPACE, else default).")
     String leaseNamespace;
 
+    @Option(names = "--leader-elect-lease-duration", paramLabel = "DURATION",
+            converter = AgentCommand.DurationConverter.class,
+            description = "How long a standby waits after the leader's last renewal before taking over (whole "
+                    + "seconds; default: 15s).")
+    Duration leaseDuration;
+
+    @Option(names = "--leader-elect-renew-deadline", paramLabel = "DURATION",
+            converter = AgentCommand.DurationConverter.class,
+            description = "How long the leader tries to renew before it gives up leadership and exits (default: 10s).")
+    Duration renewDeadline;
+
+    @Option(names = "--leader-elect-retry-period", paramLabel = "DURATION",
+            converter = AgentCommand.DurationConverter.class,
+            description = "Time between attempts to acquire or renew the Lease (default: 2s).")
+    Duration retryPeriod;
+
     @Option(names = "--leader-label", paramLabel = "KEY",
             description = "Route by label: the leader labels its pod KEY=true and every synced replica is ready. "
                     + "Without it only the leader reports ready.")
@@ -169,7 +203,8 @@ final class ServeCommand implements Callable<Integer> {
     Path fabricFile;
 
     /** Everything {@code serve} runs with, flags and file merged and validated. */
-    record Resolved(ServerSettings server, int neutralScore, VolcanoSettings volcano, String logLevel) {
+    record Resolved(ServerSettings server, int neutralScore, VolcanoSettings volcano, String logLevel,
+                    LeaderElection.Timing leaderTiming) {
     }
 
     @Override
@@ -189,16 +224,27 @@ final class ServeCommand implements Callable<Integer> {
             throw new InputException("--fabric has no effect with --no-cluster (every answer is neutral); drop one of them");
         }
         ClusterWiring wiring = noCluster ? null : ClusterWiring.start(kubeconfig, fabricFile, r.neutralScore(), registry,
-                leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName, identity(), leaderLabel) : null);
+                leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName, identity(), leaderLabel,
+                        r.leaderTiming(), () -> {
+                            log.error("leadership lost: exiting so that a restart rebuilds plans and reservations "
+                                    + "from the cluster (exit code 1)");
+                            System.exit(1);
+                        }) : null);
         PlacementDecisions decisions = wiring != null ? wiring.decisions()
                 : new NeutralPlacementDecisions(r.neutralScore(), "started with --no-cluster");
         Binder binder = wiring != null ? wiring.binder() : Binder.unwired();
         ReadinessProbe readiness = wiring != null ? wiring.readiness() : ReadinessProbe.always();
+        Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
+        Map<String, VerbHandler> kubeVerbs = new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs();
+        if (wiring != null && wiring.election() != null) {
+            // a standby answers 503 to the deciding verbs: only the leader has the plans (LeaderOnlyVerbs)
+            LeaderOnlyVerbs gate = new LeaderOnlyVerbs(wiring.election()::standbyReason, registry);
+            volcanoVerbs = gate.gate("volcano", volcanoVerbs, LeaderOnlyVerbs.VOLCANO);
+            kubeVerbs = gate.gate("kube", kubeVerbs, LeaderOnlyVerbs.KUBE);
+        }
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
-        routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX,
-                new VolcanoExtender(decisions, r.volcano(), registry).verbs()));
-        routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX,
-                new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs()));
+        routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX, volcanoVerbs));
+        routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
         if (wiring != null) {
             routes.putAll(wiring.serviceRoutes());
         }
@@ -220,7 +266,7 @@ final class ServeCommand implements Callable<Integer> {
                 webhookTls = new TlsSettings.Pem(webhookTlsCert, webhookTlsKey);
             }
             ServerSettings ws = new ServerSettings(new InetSocketAddress(r.server().address().getAddress(), webhookPort),
-                    r.server().maxRequestBytes(), webhookTls);
+                    r.server().maxRequestBytes(), webhookTls, r.server().connections());
             try {
                 webhookServer = ExtenderServer.start(ws, wiring.webhookRoutes(), ReadinessProbe.always(), registry);
             } catch (TlsSettings.TlsException e) {
@@ -354,7 +400,19 @@ final class ServeCommand implements Callable<Integer> {
         long limit = parseSize(first(maxRequestSize, file.server().maxRequestSize(), "64Mi"), where);
 
         TlsSettings tls = tls(file.server().tls(), where);
-        ServerSettings server = new ServerSettings(new InetSocketAddress(inet, p), limit, tls);
+        ConnectionTimeouts connections;
+        Duration read = first(requestReadTimeout, duration(file.server().requestReadTimeout(),
+                "server.requestReadTimeout", where), ConnectionTimeouts.DEFAULTS.requestRead());
+        Duration idle = first(idleTimeout, duration(file.server().idleTimeout(), "server.idleTimeout", where),
+                ConnectionTimeouts.DEFAULTS.idle());
+        int maxIdle = first(maxIdleConnections, file.server().maxIdleConnections(),
+                ConnectionTimeouts.DEFAULTS.maxIdleConnections());
+        try {
+            connections = new ConnectionTimeouts(read, idle, maxIdle);
+        } catch (IllegalArgumentException e) {
+            throw new InputException(e.getMessage() + where);
+        }
+        ServerSettings server = new ServerSettings(new InetSocketAddress(inet, p), limit, tls, connections);
 
         int neutral = first(neutralScore, file.placement().neutralScore(), 50);
         if (neutral < 0 || neutral > 100) {
@@ -374,7 +432,47 @@ final class ServeCommand implements Callable<Integer> {
         if (!LEVELS.contains(level)) {
             throw new InputException("log level must be one of error, warn, info, debug, trace; got \"" + level + "\"" + where);
         }
-        return new Resolved(server, neutral, new VolcanoSettings(weight, dialect, neutral), level);
+        List<String> leaderOnly = new ArrayList<>();
+        if (leaseDuration != null) {
+            leaderOnly.add("--leader-elect-lease-duration");
+        }
+        if (renewDeadline != null) {
+            leaderOnly.add("--leader-elect-renew-deadline");
+        }
+        if (retryPeriod != null) {
+            leaderOnly.add("--leader-elect-retry-period");
+        }
+        if (leaderLabel != null) {
+            leaderOnly.add("--leader-label");
+        }
+        if (!leaderElect && !leaderOnly.isEmpty()) {
+            throw new InputException(String.join(", ", leaderOnly) + " only apply with --leader-elect");
+        }
+        if (leaderElect && noCluster) {
+            throw new InputException("--leader-elect needs the cluster's API server for its Lease; drop --no-cluster");
+        }
+        LeaderElection.Timing timing;
+        try {
+            timing = new LeaderElection.Timing(first(leaseDuration, null, LeaderElection.Timing.DEFAULTS.leaseDuration()),
+                    first(renewDeadline, null, LeaderElection.Timing.DEFAULTS.renewDeadline()),
+                    first(retryPeriod, null, LeaderElection.Timing.DEFAULTS.retryPeriod()));
+        } catch (IllegalArgumentException e) {
+            throw new InputException(e.getMessage() + " (--leader-elect-lease-duration, --leader-elect-renew-deadline, "
+                    + "--leader-elect-retry-period)");
+        }
+        return new Resolved(server, neutral, new VolcanoSettings(weight, dialect, neutral), level, timing);
+    }
+
+    /** A duration from the config file ({@code 15s}, {@code 2m}, {@code PT15S}), or null when the key is absent. */
+    private static Duration duration(String text, String key, String where) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return new AgentCommand.DurationConverter().convert(text);
+        } catch (picocli.CommandLine.TypeConversionException e) {
+            throw new InputException(key + ": " + e.getMessage() + where);
+        }
     }
 
     private TlsSettings tls(ServeConfig.Tls fileTls, String where) {

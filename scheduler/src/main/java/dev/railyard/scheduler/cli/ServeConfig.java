@@ -23,6 +23,9 @@ import java.nio.file.Path;
  *   address: 0.0.0.0          # bind address
  *   port: 8888
  *   maxRequestSize: 64Mi      # bytes, or a Kubernetes quantity
+ *   requestReadTimeout: 15s   # first byte of a request to the end of its body; whole seconds
+ *   idleTimeout: 120s         # a keep-alive connection between requests; whole seconds
+ *   maxIdleConnections: 200   # idle keep-alive connections kept at most
  *   tls:                      # either certFile + keyFile (PEM), or pkcs12 (+ pkcs12PasswordFile)
  *     certFile: /etc/railyard/tls/tls.crt
  *     keyFile: /etc/railyard/tls/tls.key
@@ -37,7 +40,8 @@ import java.nio.file.Path;
  */
 record ServeConfig(Server server, Placement placement, Volcano volcano, Logging logging) {
 
-    record Server(String address, Integer port, String maxRequestSize, Tls tls) {
+    record Server(String address, Integer port, String maxRequestSize, String requestReadTimeout,
+                  String idleTimeout, Integer maxIdleConnections, Tls tls) {
     }
 
     record Tls(String certFile, String keyFile, String pkcs12, String pkcs12PasswordFile) {
@@ -55,7 +59,7 @@ record ServeConfig(Server server, Placement placement, Volcano volcano, Logging 
     static final ServeConfig EMPTY = new ServeConfig(null, null, null, null);
 
     ServeConfig {
-        server = server == null ? new Server(null, null, null, null) : server;
+        server = server == null ? new Server(null, null, null, null, null, null, null) : server;
         placement = placement == null ? new Placement(null) : placement;
         volcano = volcano == null ? new Volcano(null, null) : volcano;
         logging = logging == null ? new Logging(null) : logging;

@@ -39,7 +39,10 @@ import java.util.concurrent.Executors;
  *
  * <p>Keep-alive is HTTP/1.1's default; TCP_NODELAY is switched on (system property
  * {@code sun.net.httpserver.nodelay}, unless set otherwise before this class loads), else small replies wait on
- * delayed ACKs. A body larger than {@link ServerSettings#maxRequestBytes()} is answered 413 and the connection
+ * delayed ACKs. A request that has not arrived completely within {@link ConnectionTimeouts#requestRead()} (a
+ * client that sends half a request and stalls) and a keep-alive connection idle for
+ * {@link ConnectionTimeouts#idle()} are closed by the server; these are per process (see
+ * {@link ConnectionTimeouts}). A body larger than {@link ServerSettings#maxRequestBytes()} is answered 413 and the connection
  * closed, without reading the body when its Content-Length says so. Bad input gets a 4xx with a one-line
  * text reason; a handler bug gets a 500 with a one-line reason and a warning in the log; the server keeps
  * serving in every case.
@@ -102,6 +105,8 @@ public final class ExtenderServer implements AutoCloseable {
      * @param registry  where the server's and adapters' meters live; scraped at {@code /metrics}
      * @throws IOException                  when the address cannot be bound
      * @throws TlsSettings.TlsException when TLS is configured and its material cannot be used
+     * @throws IllegalStateException        when another listener of this JVM started with other
+     *                                      {@link ServerSettings#connections() connection timeouts}
      */
     public static ExtenderServer start(ServerSettings settings, Map<String, VerbHandler> routes,
                                        ReadinessProbe readiness, PrometheusMeterRegistry registry)
@@ -116,6 +121,7 @@ public final class ExtenderServer implements AutoCloseable {
             }
             table.put(path, parts.length == 2 ? new Route(parts[0], parts[1], h) : new Route("railyard", parts[0], h));
         });
+        settings.connections().applyToJdkServer();
         HttpServer http;
         if (settings.tls() != null) {
             var ctx = settings.tls().sslContext();
@@ -131,9 +137,9 @@ public final class ExtenderServer implements AutoCloseable {
         http.createContext("/", s::handle);
         http.setExecutor(executor);
         http.start();
-        LOG.info("railyard extender listening on {}://{}:{} ({} verbs, request limit {} bytes)",
+        LOG.info("railyard extender listening on {}://{}:{} ({} verbs, request limit {} bytes; {})",
                 settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port(),
-                table.size(), settings.maxRequestBytes());
+                table.size(), settings.maxRequestBytes(), settings.connections().describe());
         return s;
     }
 

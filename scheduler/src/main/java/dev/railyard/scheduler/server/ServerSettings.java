@@ -10,8 +10,11 @@ import java.util.Objects;
  * @param maxRequestBytes largest request body accepted, in bytes; a larger one gets 413 before it is read
  *                        (verbs answered without reading their body, such as Volcano onSessionOpen, are exempt)
  * @param tls             TLS material, or null for plain HTTP
+ * @param connections     request-read and idle timeouts, idle-connection limit; the same for every listener of a
+ *                        process (see {@link ConnectionTimeouts})
  */
-public record ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls) {
+public record ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls,
+                             ConnectionTimeouts connections) {
     /** Default request-size limit: 64 MiB (a Volcano prioritize over 100 GPU nodes is about 20 MB). */
     public static final long DEFAULT_MAX_REQUEST_BYTES = 64L << 20;
     /** Largest limit that can be configured: a request is held in one byte array. */
@@ -19,9 +22,15 @@ public record ServerSettings(InetSocketAddress address, long maxRequestBytes, Tl
 
     public ServerSettings {
         Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(connections, "connections");
         if (maxRequestBytes < 1 || maxRequestBytes > MAX_CONFIGURABLE_BYTES) {
             throw new IllegalArgumentException("request-size limit must be 1.." + MAX_CONFIGURABLE_BYTES
                     + " bytes, got " + maxRequestBytes);
         }
+    }
+
+    /** Settings with the default connection timeouts ({@link ConnectionTimeouts#DEFAULTS}). */
+    public ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls) {
+        this(address, maxRequestBytes, tls, ConnectionTimeouts.DEFAULTS);
     }
 }

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -28,7 +29,8 @@ import java.util.function.Supplier;
  * <p>Every {@code period} it looks at the cache's pods: bound, not finished or terminating, asking for
  * {@code nvidia.com/gpu}, on a node with a {@code NodeTopology}, and without {@code railyard.dev/placement}. Each pod
  * (by UID) is handed over once per {@code retryAfter}, so a pod for which no hint can be computed is not retried in a
- * tight loop.
+ * tight loop. With leader election, only the leader sweeps ({@code active}): a standby has none of the gang plans
+ * the hints come from.
  */
 public final class HintSweep implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HintSweep.class);
@@ -36,6 +38,7 @@ public final class HintSweep implements AutoCloseable {
     private final Supplier<ClusterObjects> objects;
     private final HintBackfill backfill;
     private final Cache<String, Boolean> handedOver;
+    private final BooleanSupplier active;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "railyard-hint-sweep");
         t.setDaemon(true);
@@ -49,8 +52,21 @@ public final class HintSweep implements AutoCloseable {
      * @param retryAfter how long a pod handed over is not handed over again
      */
     public HintSweep(Supplier<ClusterObjects> objects, HintBackfill backfill, Duration period, Duration retryAfter) {
+        this(objects, backfill, period, retryAfter, () -> true);
+    }
+
+    /**
+     * @param objects    the cache's current objects
+     * @param backfill   where pods without hints go
+     * @param period     time between sweeps
+     * @param retryAfter how long a pod handed over is not handed over again
+     * @param active     whether to sweep now: false on a standby replica
+     */
+    public HintSweep(Supplier<ClusterObjects> objects, HintBackfill backfill, Duration period, Duration retryAfter,
+                     BooleanSupplier active) {
         this.objects = objects;
         this.backfill = backfill;
+        this.active = active;
         this.handedOver = Caffeine.newBuilder().expireAfterWrite(retryAfter).maximumSize(100_000).build();
         timer.scheduleWithFixedDelay(this::sweepQuietly, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -63,10 +79,13 @@ public final class HintSweep implements AutoCloseable {
         }
     }
 
-    /** @return the pods handed to the backfill in this sweep, as {@code namespace/name} */
+    /** @return the pods handed to the backfill in this sweep, as {@code namespace/name}; none while not active */
     Set<String> sweep() {
-        ClusterObjects now = objects.get();
         Set<String> out = new HashSet<>();
+        if (!active.getAsBoolean()) {
+            return out;
+        }
+        ClusterObjects now = objects.get();
         if (!now.synced()) {
             return out;
         }

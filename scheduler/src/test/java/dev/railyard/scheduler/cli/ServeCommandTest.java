@@ -1,7 +1,9 @@
 package dev.railyard.scheduler.cli;
 
 import dev.railyard.scheduler.protocol.volcano.VolcanoReplyDialect;
+import dev.railyard.scheduler.server.ConnectionTimeouts;
 import dev.railyard.scheduler.server.TlsSettings;
+import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.topology.InputException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,6 +11,7 @@ import picocli.CommandLine;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,6 +35,52 @@ class ServeCommandTest {
         assertThat(r.volcano().scoreWeight()).isEqualTo(1.0);
         assertThat(r.volcano().dialect()).isEqualTo(VolcanoReplyDialect.V1_10);
         assertThat(r.logLevel()).isEqualTo("info");
+        assertThat(r.server().connections()).isEqualTo(ConnectionTimeouts.DEFAULTS);
+        assertThat(r.leaderTiming()).isEqualTo(LeaderElection.Timing.DEFAULTS);
+    }
+
+    @Test
+    void connectionTimeoutsFromFileAndFlags(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("serve.yaml");
+        Files.writeString(cfg, """
+                server:
+                  requestReadTimeout: 20s
+                  idleTimeout: 3m
+                  maxIdleConnections: 50
+                """);
+        assertThat(parse("--config", cfg.toString()).resolve().server().connections())
+                .isEqualTo(new ConnectionTimeouts(Duration.ofSeconds(20), Duration.ofMinutes(3), 50));
+        assertThat(parse("--config", cfg.toString(), "--idle-timeout=95s", "--max-idle-connections=0").resolve()
+                .server().connections())
+                .isEqualTo(new ConnectionTimeouts(Duration.ofSeconds(20), Duration.ofSeconds(95), 0));
+        assertThatThrownBy(() -> parse("--request-read-timeout=1500ms").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage("request read timeout must be whole seconds from 1s to 24h (the JDK HTTP server counts in "
+                        + "seconds), got 1500 ms");
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "server:\n  idleTimeout: soon\n");
+        assertThatThrownBy(() -> parse("--config", bad.toString()).resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage("server.idleTimeout: 'soon' is not a duration (use 500ms, 30s, 5m, 1h or PT30S) (flag or "
+                        + bad + ")");
+    }
+
+    @Test
+    void leaderElectionTimingFlags() {
+        var r = parse("--leader-elect", "--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s",
+                "--leader-elect-retry-period=500ms").resolve();
+        assertThat(r.leaderTiming()).isEqualTo(new LeaderElection.Timing(Duration.ofSeconds(4), Duration.ofSeconds(3),
+                Duration.ofMillis(500)));
+        assertThatThrownBy(() -> parse("--leader-elect", "--leader-elect-lease-duration=8s").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage("leader election lease duration (8000 ms) must be longer than the renew deadline (10000 ms) "
+                        + "(--leader-elect-lease-duration, --leader-elect-renew-deadline, --leader-elect-retry-period)");
+        assertThatThrownBy(() -> parse("--leader-elect-retry-period=1s", "--leader-label=railyard.dev/leader").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage("--leader-elect-retry-period, --leader-label only apply with --leader-elect");
+        assertThatThrownBy(() -> parse("--leader-elect", "--no-cluster").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessage("--leader-elect needs the cluster's API server for its Lease; drop --no-cluster");
     }
 
     @Test
@@ -71,7 +120,8 @@ class ServeCommandTest {
         Files.writeString(cfg, "server:\n  port: 8888\n  prot: 9\n");
         assertThatThrownBy(() -> parse("--config", cfg.toString()).resolve())
                 .isInstanceOf(InputException.class)
-                .hasMessage(cfg + ": unknown key \"server.prot\" (known here: address, maxRequestSize, port, tls)");
+                .hasMessage(cfg + ": unknown key \"server.prot\" (known here: address, idleTimeout, maxIdleConnections, "
+                        + "maxRequestSize, port, requestReadTimeout, tls)");
     }
 
     @Test

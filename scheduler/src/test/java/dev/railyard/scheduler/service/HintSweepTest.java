@@ -44,4 +44,21 @@ class HintSweepTest {
             assertThat(sweep.sweep()).isEmpty();
         }
     }
+
+    @Test
+    void aStandbyHandsNothingOverUntilItLeads() {
+        ClusterObjects objects = objects(List.of(node("gpu-a", Map.of(), Map.of()), topology("gpu-a", seedShape(), null),
+                pod("prod", "bound-no-hints", "gpu-a", Map.of(), Map.of("nvidia.com/gpu", "8"))));
+        java.util.concurrent.atomic.AtomicBoolean leading = new java.util.concurrent.atomic.AtomicBoolean();
+        try (HintBackfill backfill = new HintBackfill(client, (p, n) -> new HintLookup.NotApplicable("test"),
+                HintBackfill.Settings.DEFAULT, new SimpleMeterRegistry());
+             HintSweep sweep = new HintSweep(() -> objects, backfill, Duration.ofHours(1), Duration.ofMinutes(10),
+                     leading::get)) {
+
+            assertThat(sweep.sweep()).isEmpty();
+            leading.set(true);
+            // not marked as handed over while standby, so the new leader hands it over at its first sweep
+            assertThat(sweep.sweep()).containsExactly("prod/bound-no-hints");
+        }
+    }
 }

@@ -1,0 +1,33 @@
+package dev.railyard.scheduler.server;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * Runs the extender server with small connection timeouts in a JVM of its own, for {@link ConnectionTimeoutsTest}:
+ * the JDK server reads its timeouts once per JVM, and the test JVM's first server uses the defaults.
+ *
+ * <p>Arguments: request-read timeout and idle timeout in seconds. Prints {@code PORT <n>} on stdout once
+ * listening, and exits when stdin closes.
+ */
+public final class TimeoutServerMain {
+    private TimeoutServerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        ConnectionTimeouts timeouts = new ConnectionTimeouts(Duration.ofSeconds(Long.parseLong(args[0])),
+                Duration.ofSeconds(Long.parseLong(args[1])), 200);
+        var registry = TestServers.registry();
+        ServerSettings settings = new ServerSettings(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                1 << 20, null, timeouts);
+        try (ExtenderServer server = ExtenderServer.start(settings,
+                TestServers.routes(new dev.railyard.scheduler.protocol.NeutralPlacementDecisions(50, "test"), registry),
+                ReadinessProbe.always(), registry)) {
+            System.out.println("PORT " + server.port());
+            System.out.flush();
+            System.in.transferTo(java.io.OutputStream.nullOutputStream());
+        }
+        System.exit(0);
+    }
+}
