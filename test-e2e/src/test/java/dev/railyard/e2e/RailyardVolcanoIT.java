@@ -243,12 +243,15 @@ class RailyardVolcanoIT {
 
     @Test
     @Order(7)
-    @Disabled("KNOWN FAILURE (issue 5, open): after a restart the next gang is planned on a rail set whose GPUs the earlier pods hold (qualifying free GPUs per rail [2, 2, 0, 0])")
     void railyardRestartedRebuildsItsReservationsAndPlacesTheNextGangOnFreeGpus() throws Exception {
-        // Both gangs are confined to two nodes, so their 4-GPU pods must share the nodes' 16 GPUs.
+        // Both gangs are confined to two nodes, so their 4-GPU pods must share the nodes' 16 GPUs. The first gang has
+        // one pod pinned to each node, so each node keeps 4 free GPUs and the second gang must span both nodes too:
+        // after the restart Railyard must know from the cluster alone which GPUs (which rails) the first gang holds on
+        // each node to give the second gang one rail set both nodes still have. (Two pods of a gang on one node need
+        // no common rails, so a second gang packed onto one node would test nothing about rails.)
         List<String> two = List.of("gpu-b1", "gpu-b2");
         Map<String, String> aligned = Map.of(HintAnnotations.RAIL_ALIGNMENT, "required");
-        client.resource(SeedWorkloads.gangJob(client, "first", 2, 4, aligned, two)).create();
+        client.resource(SeedWorkloads.pinnedGangJob(client, "first", 4, aligned, two)).create();
         List<Pod> first = view.awaitJobBound("first", 2, BIND);
         for (Pod p : first) {
             awaitHint(p.getMetadata().getName());
@@ -259,6 +262,8 @@ class RailyardVolcanoIT {
 
         client.resource(SeedWorkloads.gangJob(client, "second", 2, 4, aligned, two)).create();
         List<Pod> second = view.awaitJobBound("second", 2, BIND);
+        assertThat(second.stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet()))
+                .as("nodes of the second gang (4 free GPUs on each)").containsExactlyInAnyOrderElementsOf(two);
         Map<String, Set<Integer>> gpusByNode = new HashMap<>();
         List<Pod> all = new ArrayList<>(first);
         all.addAll(second);
@@ -271,6 +276,9 @@ class RailyardVolcanoIT {
                         .as("GPU %s on %s hinted to two pods (%s)", g.path("gpu").asInt(), node, gpusByNode).isTrue();
             }
         }
+        // rail alignment required, pods on two nodes: one rail set per gang
+        assertThat(awaitAnnotation(first.get(0).getMetadata().getName(), HintAnnotations.RAILS))
+                .isEqualTo(awaitAnnotation(first.get(1).getMetadata().getName(), HintAnnotations.RAILS));
         assertThat(awaitAnnotation(second.get(0).getMetadata().getName(), HintAnnotations.RAILS))
                 .isEqualTo(awaitAnnotation(second.get(1).getMetadata().getName(), HintAnnotations.RAILS));
     }

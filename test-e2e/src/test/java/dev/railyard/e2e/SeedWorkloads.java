@@ -66,6 +66,25 @@ public final class SeedWorkloads {
      */
     public static GenericKubernetesResource gangJob(KubernetesClient client, String name, int replicas, int gpus,
                                                     Map<String, String> annotations, List<String> nodes) {
+        return job(name, replicas, annotations, List.of(task(client, "worker", replicas, gpus, nodes)));
+    }
+
+    /**
+     * A gang Volcano Job like {@link #gangJob} with one pod per node, each pinned there: task {@code n<i>} (one
+     * replica, {@code gpus} GPUs) has a required node affinity to {@code nodes.get(i)}. All tasks have the same shape,
+     * so rail alignment applies across them.
+     */
+    public static GenericKubernetesResource pinnedGangJob(KubernetesClient client, String name, int gpus,
+                                                          Map<String, String> annotations, List<String> nodes) {
+        List<Map<String, Object>> tasks = new java.util.ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            tasks.add(task(client, "n" + i, 1, gpus, List.of(nodes.get(i))));
+        }
+        return job(name, nodes.size(), annotations, tasks);
+    }
+
+    private static Map<String, Object> task(KubernetesClient client, String taskName, int replicas, int gpus,
+                                            List<String> nodes) {
         GenericKubernetesResource seed = rdmaTestJob(client);
         List<Map<String, Object>> tasks = seed.get("spec", "tasks");
         PodTemplateSpec t = client.getKubernetesSerialization().convertValue(tasks.getFirst().get("template"),
@@ -81,15 +100,20 @@ public final class SeedWorkloads {
                     .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build());
         }
         Map<String, Object> task = new LinkedHashMap<>();
-        task.put("name", "worker");
+        task.put("name", taskName);
         task.put("replicas", replicas);
         task.put("minAvailable", replicas);
         task.put("template", client.getKubernetesSerialization().convertValue(t, Map.class));
+        return task;
+    }
+
+    private static GenericKubernetesResource job(String name, int minAvailable, Map<String, String> annotations,
+                                                 List<Map<String, Object>> tasks) {
         Map<String, Object> spec = new LinkedHashMap<>();
-        spec.put("minAvailable", replicas);
+        spec.put("minAvailable", minAvailable);
         spec.put("schedulerName", "volcano");
         spec.put("queue", "default");
-        spec.put("tasks", List.of(task));
+        spec.put("tasks", tasks);
         return new GenericKubernetesResourceBuilder()
                 .withApiVersion("batch.volcano.sh/v1alpha1").withKind("Job")
                 .withNewMetadata().withName(name).withNamespace(NAMESPACE).withAnnotations(annotations).endMetadata()

@@ -6,6 +6,8 @@ import dev.railyard.api.whereabouts.IPPool;
 import dev.railyard.api.whereabouts.NodeSlicePool;
 import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
+import dev.railyard.scheduler.ipam.PodNetworksRequest;
+import dev.railyard.scheduler.ipam.PodPlacement;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
@@ -16,8 +18,8 @@ import java.util.function.Consumer;
 /**
  * {@link ClusterObjects} → the pool ledger's {@link IpamSnapshot}: NetworkAttachmentDefinitions, MacvlanNetworks,
  * IPPools, OverlappingRangeIPReservations and NodeSlicePools read into their typed {@code api} classes with fabric8's
- * serializer, and {@code namespace/name} of every Pod (any phase, terminating ones included: they still hold their
- * addresses) as the live pods. An object whose fields have the wrong shape (a string where whereabouts writes a map)
+ * serializer, {@code namespace/name} of every Pod (any phase, terminating ones included: they still hold their
+ * addresses) as the live pods, and the bound pods that will draw addresses ({@link IpamSnapshot#boundPods()}). An object whose fields have the wrong shape (a string where whereabouts writes a map)
  * is left out with a warning naming it; what is wrong inside a well-shaped object (an allocation key that is not a
  * number) is the ledger's to report.
  */
@@ -45,9 +47,35 @@ public final class IpamSnapshotConverter {
             if (p.getMetadata() != null && p.getMetadata().getName() != null) {
                 String ns = p.getMetadata().getNamespace() == null ? "default" : p.getMetadata().getNamespace();
                 b.livePod(ns + "/" + p.getMetadata().getName());
+                PodPlacement bound = boundPod(p);
+                if (bound != null) {
+                    b.boundPod(bound);
+                }
             }
         }
         return new Converted<>(b.build(), warnings);
+    }
+
+    /**
+     * @return the pod with its node and networks when it is bound, neither finished nor being deleted, not on the
+     *         host network, and attaches secondary networks by a readable annotation; else null (a pod whose
+     *         annotation cannot be read is reported by the checks that use it)
+     */
+    private static PodPlacement boundPod(GenericKubernetesResource p) {
+        PodView v;
+        try {
+            v = PodView.of(p);
+        } catch (IllegalArgumentException e) {
+            return null; // the cluster view names the pod in its warnings
+        }
+        if (v.node() == null || v.finished() || v.terminating() || v.hostNetwork()) {
+            return null;
+        }
+        PodNetworksRequest networks = PodNetworksRequest.of(v.namespace(), v.annotations());
+        if (!networks.valid() || networks.selections().isEmpty()) {
+            return null;
+        }
+        return new PodPlacement(v.name(), networks, v.node());
     }
 
     private static <T> void typed(ClusterObjects objects, WatchedKind kind, Class<T> type, Consumer<T> sink,

@@ -42,7 +42,10 @@ import java.util.TreeSet;
  *       (2) the pod's {@code railyard.dev/placement} hint (version 1, for this node); (3) the request count alone,
  *       in which case the lowest free indices are assumed taken (the count is right; which GPUs is a guess, said in
  *       {@link Result#gpuAccounting()}). GPUs in {@code status.allocatedGpus} held by pods not in the snapshot count
- *       too.</li>
+ *       too. Nothing is counted twice or lost: a hinted GPU the node lacks or another pod already claims (agent
+ *       first, then hints) joins the request-count share, which is filled from GPUs no pod claims, so the node
+ *       shows at least as many GPUs taken as its pods request (up to its size). All of it comes from the cluster,
+ *       none from Railyard's memory, so a restarted Railyard counts the same (docs/adr/0005).</li>
  *   <li><b>HCA resources</b> (rdma-shared-dev-plugin): the resources the NodeTopology status maps to HCAs, plus
  *       {@code status.allocatable} entries named {@code rdma/...} or {@code <prefix>/<HCA name>}
  *       ({@code nvidia.com/mlx5_0}, a convention only); capacity = the Node's {@code status.allocatable} (else
@@ -178,33 +181,64 @@ public final class NodeStateConverter {
         int fromHint = 0;
         int fromCount = 0;
         int unknown = 0;
+        // (1) the agent's per-pod allocations: the kubelet's word, taken as they are
+        Set<Integer> claimed = new HashSet<>();
+        List<PodView> rest = new ArrayList<>();
         for (PodView p : pods) {
             int want = p.gpus();
             if (want <= 0) {
                 continue;
             }
             PodAllocation a = byPod.get(p.key());
-            if (a != null) {
-                int known = 0;
-                for (AllocatedGpu g : a.gpus()) {
-                    if (g.index() != null) {
-                        taken.add(g.index());
-                        known++;
-                    }
+            if (a == null) {
+                rest.add(p);
+                continue;
+            }
+            int known = 0;
+            for (AllocatedGpu g : a.gpus()) {
+                if (g.index() != null) {
+                    taken.add(g.index());
+                    claimed.add(g.index());
+                    known++;
                 }
-                fromAgent++;
-                unknown += Math.max(0, want - known);
-                continue;
             }
+            fromAgent++;
+            unknown += Math.max(0, want - known);
+        }
+        // (2) placement hints; a GPU the node does not have, or that another pod already claims, is counted as
+        // unknown instead, so two pods' hints never make one GPU count once for both
+        Set<Integer> exists = new HashSet<>();
+        if (spec != null) {
+            spec.gpus().forEach(g -> exists.add(g.index()));
+        }
+        List<PodView> byCount = new ArrayList<>();
+        for (PodView p : rest) {
             List<Integer> hinted = hintGpus(p, node, warnings);
-            if (hinted != null) {
-                taken.addAll(hinted);
-                fromHint++;
-                unknown += Math.max(0, want - hinted.size());
+            if (hinted == null) {
+                byCount.add(p);
                 continue;
             }
+            int known = 0;
+            List<Integer> clashes = new ArrayList<>();
+            for (int g : new TreeSet<>(hinted)) {
+                if ((spec != null && !exists.contains(g)) || !claimed.add(g)) {
+                    clashes.add(g);
+                    continue;
+                }
+                taken.add(g);
+                known++;
+            }
+            if (!clashes.isEmpty()) {
+                warnings.add("Pod " + p.key() + ": its " + HintAnnotations.PLACEMENT + " hint names GPUs " + clashes
+                        + " that node " + node + " lacks or another pod holds; counted by its request instead");
+            }
+            fromHint++;
+            unknown += Math.max(0, p.gpus() - known);
+        }
+        // (3) the request count alone (filled below from the lowest free indices)
+        for (PodView p : byCount) {
             fromCount++;
-            unknown += want;
+            unknown += p.gpus();
         }
         if (unknown > 0 && spec != null) {
             int left = unknown;

@@ -3,13 +3,16 @@ package dev.railyard.scheduler.cluster;
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.engine.RequiredNodeAffinity;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -32,10 +35,12 @@ import java.util.TreeMap;
  * @param annotations {@code metadata.annotations}
  * @param hostNetwork {@code spec.hostNetwork}
  * @param requests    effective requests, by resource name
+ * @param nodeAffinity {@code spec.nodeSelector} and the required node affinity ({@link #nodeAffinity(Object)}); null
+ *                    means any node
  */
 public record PodView(String namespace, String name, String node, String phase, boolean terminating,
                       Map<String, String> labels, Map<String, String> annotations, boolean hostNetwork,
-                      Map<String, BigDecimal> requests) {
+                      Map<String, BigDecimal> requests, RequiredNodeAffinity nodeAffinity) {
     /** The NVIDIA device plugin's GPU resource. */
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** Volcano's pod annotation naming the PodGroup ({@code job_controller_util.go createJobPod}). */
@@ -52,6 +57,7 @@ public record PodView(String namespace, String name, String node, String phase, 
         annotations = annotations == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(annotations));
         requests = requests == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(requests));
         phase = phase == null ? "" : phase;
+        nodeAffinity = nodeAffinity == null ? RequiredNodeAffinity.ANY : nodeAffinity;
     }
 
     /**
@@ -82,7 +88,50 @@ public record PodView(String namespace, String name, String node, String phase, 
         });
         return new PodView(ns, pod.getMetadata().getName(), node == null || node.isEmpty() ? null : node, phase,
                 pod.getMetadata().getDeletionTimestamp() != null, ObjectFields.labels(pod),
-                ObjectFields.annotations(pod), hostNetwork, requests);
+                ObjectFields.annotations(pod), hostNetwork, requests, nodeAffinity(spec));
+    }
+
+    /**
+     * Reads {@code spec.nodeSelector} and {@code spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution}
+     * (core/v1 {@code NodeSelector}: {@code nodeSelectorTerms[].matchExpressions[]} and {@code matchFields[]}, each
+     * {@code key}, {@code operator}, {@code values}). Entries of the wrong shape are read as empty, which matches
+     * nothing where Kubernetes would refuse them ({@link RequiredNodeAffinity}).
+     *
+     * @param spec the pod's {@code spec}
+     * @return the pod's node constraints; {@link RequiredNodeAffinity#ANY} when it has none
+     */
+    static RequiredNodeAffinity nodeAffinity(Object spec) {
+        Map<String, String> selector = ObjectFields.strings(ObjectFields.at(spec, "nodeSelector"));
+        Object required = ObjectFields.at(spec, "affinity", "nodeAffinity",
+                "requiredDuringSchedulingIgnoredDuringExecution");
+        if (selector.isEmpty() && !(required instanceof Map<?, ?>)) {
+            return RequiredNodeAffinity.ANY;
+        }
+        List<RequiredNodeAffinity.Term> terms = null;
+        if (required instanceof Map<?, ?>) {
+            terms = new ArrayList<>();
+            for (Object t : ObjectFields.list(ObjectFields.at(required, "nodeSelectorTerms"))) {
+                terms.add(new RequiredNodeAffinity.Term(requirements(ObjectFields.at(t, "matchExpressions")),
+                        requirements(ObjectFields.at(t, "matchFields"))));
+            }
+        }
+        return new RequiredNodeAffinity(selector, terms);
+    }
+
+    private static List<RequiredNodeAffinity.Requirement> requirements(Object list) {
+        List<RequiredNodeAffinity.Requirement> out = new ArrayList<>();
+        for (Object r : ObjectFields.list(list)) {
+            List<String> values = new ArrayList<>();
+            for (Object v : ObjectFields.list(ObjectFields.at(r, "values"))) {
+                String t = ObjectFields.text(v);
+                if (t != null) {
+                    values.add(t);
+                }
+            }
+            out.add(new RequiredNodeAffinity.Requirement(ObjectFields.text(ObjectFields.at(r, "key")),
+                    ObjectFields.text(ObjectFields.at(r, "operator")), values));
+        }
+        return out;
     }
 
     /** Kubernetes' effective pod requests (see the class comment). */
@@ -211,7 +260,7 @@ public record PodView(String namespace, String name, String node, String phase, 
             }
         }
         return new PodRequest(namespace, name, gpus(), rdma, PodNetworksRequest.of(namespace, annotations),
-                hostNetwork);
+                hostNetwork, nodeAffinity);
     }
 
     /** Order of pods in a gang: task name, task index (numeric), then pod name. */

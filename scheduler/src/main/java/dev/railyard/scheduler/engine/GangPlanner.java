@@ -90,10 +90,14 @@ public final class GangPlanner {
     private record TwinKey(int spec, Set<Integer> allocated, List<HcaResource> resources, boolean schedulable) {
     }
 
-    /** Pods of one shape. */
+    /** Pods of one shape that may use the same nodes. */
     static final class PodClass {
         final PodRequest template;
         final List<Integer> members = new ArrayList<>();
+        /** The first class of the same shape (itself, unless node affinities split one shape into classes). */
+        int leader;
+        /** Pods of this shape over all its classes: rail alignment holds across them. */
+        int shapeCount;
 
         PodClass(PodRequest template) {
             this.template = template;
@@ -167,7 +171,8 @@ public final class GangPlanner {
             PodRequest p = gang.pods().get(i);
             PodClass hit = null;
             for (PodClass c : classes) {
-                if (c.template.sameShape(p)) {
+                // pods that may use different nodes are planned as different classes (their node tables differ)
+                if (c.template.sameShape(p) && c.template.nodeAffinity().equals(p.nodeAffinity())) {
                     hit = c;
                     break;
                 }
@@ -177,6 +182,24 @@ public final class GangPlanner {
                 classes.add(hit);
             }
             hit.members.add(i);
+        }
+        for (int c = 0; c < classes.size(); c++) {
+            PodClass pc = classes.get(c);
+            pc.leader = c;
+            for (int k = 0; k < c; k++) {
+                if (classes.get(k).template.sameShape(pc.template)) {
+                    pc.leader = k;
+                    break;
+                }
+            }
+        }
+        for (PodClass pc : classes) {
+            pc.shapeCount = 0;
+            for (PodClass other : classes) {
+                if (other.leader == pc.leader) {
+                    pc.shapeCount += other.count();
+                }
+            }
         }
         return classes;
     }
@@ -223,7 +246,7 @@ public final class GangPlanner {
             case PREFERRED -> List.of(true, false);
             case IGNORE -> List.of(false);
         };
-        boolean multi = classes.stream().anyMatch(c -> c.count() > 1);
+        boolean multi = classes.stream().anyMatch(c -> c.shapeCount > 1);
         List<Boolean> alignOptions = !multi ? List.of(false) : switch (policy.railAlignment()) {
             case REQUIRED -> List.of(true);
             case PREFERRED -> List.of(true, false);
@@ -323,7 +346,7 @@ public final class GangPlanner {
             Map<TwinKey, NodeRailView> twins = new HashMap<>();
             for (int i = 0; i < nodes.size(); i++) {
                 NodeState ns = nodes.get(i);
-                if (excluded.contains(ns.name())) {
+                if (excluded.contains(ns.name()) || !classes.get(c).template.nodeAffinity().matches(ns)) {
                     continue;
                 }
                 Object spec = ns.topology() == null ? TwinKey.class : ns.topology();
@@ -352,7 +375,9 @@ public final class GangPlanner {
         List<NodeVerdict> out = new ArrayList<>();
         List<NodeState> nodes = snapshot.nodes();
         for (int i = 0; i < nodes.size(); i++) {
-            if (excluded.contains(nodes.get(i).name())) {
+            if (views[main][i] == null && !classes.get(main).template.nodeAffinity().matches(nodes.get(i))) {
+                out.add(new NodeVerdict(nodes.get(i).name(), List.of(nodeAffinityMismatch())));
+            } else if (excluded.contains(nodes.get(i).name())) {
                 out.add(new NodeVerdict(nodes.get(i).name(), List.of(new Reason(ReasonCode.POOL_EXHAUSTED,
                         "node's pool slice exhausted", "the node's whereabouts slice has no free address"))));
             } else {
@@ -360,6 +385,12 @@ public final class GangPlanner {
             }
         }
         return out;
+    }
+
+    /** The reason for a node the pod's node selector or required node affinity rules out (kube-scheduler's words). */
+    static Reason nodeAffinityMismatch() {
+        return new Reason(ReasonCode.NODE_AFFINITY_MISMATCH, "node(s) didn't match Pod's node affinity/selector",
+                "spec.nodeSelector or the required node affinity rules the node out");
     }
 
     // ---- one attempt -------------------------------------------------------------------------------------------
@@ -382,7 +413,7 @@ public final class GangPlanner {
         int bestClass = -1;
         for (int c = 0; c < classes.size(); c++) {
             PodClass pc = classes.get(c);
-            boolean alignThis = aligned && pc.count() > 1 && pc.template.gpus() > 0;
+            boolean alignThis = aligned && pc.shapeCount > 1 && pc.template.gpus() > 0;
             if (!alignThis) {
                 List<RailVector> one = new ArrayList<>();
                 one.add(null);
@@ -404,7 +435,9 @@ public final class GangPlanner {
                     .thenComparing(e -> e.getKey().sequence().toString()));
             List<RailVector> keep = new ArrayList<>();
             for (var e : ranked) {
-                if (e.getValue() >= pc.count() && keep.size() < settings.maxRailVectors()) {
+                // a class sharing its shape with an earlier one takes that class's vector (combine): keep every
+                // vector it can host, not only the best few
+                if (e.getValue() >= pc.count() && (pc.leader != c || keep.size() < settings.maxRailVectors())) {
                     keep.add(e.getKey());
                 }
             }
@@ -429,7 +462,7 @@ public final class GangPlanner {
         }
         // combinations, in rank order, bounded
         List<RailVector[]> combos = new ArrayList<>();
-        combine(perClass, 0, new RailVector[classes.size()], combos);
+        combine(classes, perClass, 0, new RailVector[classes.size()], combos);
         Candidate best = onOneNode;
         Failure fail = null;
         for (RailVector[] combo : combos) {
@@ -453,7 +486,8 @@ public final class GangPlanner {
                 : new Failure(fail.reasons(), bestVector, Math.max(0, bestClass));
     }
 
-    private void combine(List<List<RailVector>> perClass, int c, RailVector[] cur, List<RailVector[]> out) {
+    private void combine(List<PodClass> classes, List<List<RailVector>> perClass, int c, RailVector[] cur,
+                         List<RailVector[]> out) {
         if (out.size() >= settings.maxRailVectors()) {
             return;
         }
@@ -461,9 +495,18 @@ public final class GangPlanner {
             out.add(cur.clone());
             return;
         }
+        int leader = classes.get(c).leader;
+        if (leader != c && cur[leader] != null) {
+            // same shape as an earlier class (other nodes allowed): the same rail vector, or no combination
+            if (perClass.get(c).contains(cur[leader])) {
+                cur[c] = cur[leader];
+                combine(classes, perClass, c + 1, cur, out);
+            }
+            return;
+        }
         for (RailVector v : perClass.get(c)) {
             cur[c] = v;
-            combine(perClass, c + 1, cur, out);
+            combine(classes, perClass, c + 1, cur, out);
             if (out.size() >= settings.maxRailVectors()) {
                 return;
             }

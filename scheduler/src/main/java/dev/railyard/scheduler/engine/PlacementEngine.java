@@ -39,7 +39,8 @@ public final class PlacementEngine {
     }
 
     /**
-     * Filter: can {@code node} take {@code pod}? Checks, with reasons a person can read: cordon, NodeTopology,
+     * Filter: can {@code node} take {@code pod}? Checks, with reasons a person can read: the pod's node selector and
+     * required node affinity, cordon, NodeTopology,
      * RDMA resources present with free slots, every network's master netdev on the node, enough free GPUs pairing
      * with usable rail HCAs at or under the allowed distance (when affinity is required), the gang's rail vector
      * (when alignment is required) and fabric scope (when required), and a free address in every pool the pod draws
@@ -61,7 +62,11 @@ public final class PlacementEngine {
         }
         PcieDistance limit = policy.gpuHcaAffinity() == AffinityPolicy.REQUIRED ? policy.maxDistance() : null;
         NodeRailView view = NodeRailView.of(snapshot, ns, pod, limit);
-        List<Reason> reasons = new ArrayList<>(view.reasonsForOnePod());
+        List<Reason> reasons = new ArrayList<>();
+        if (!pod.nodeAffinity().matches(ns)) {
+            reasons.add(GangPlanner.nodeAffinityMismatch());
+        }
+        reasons.addAll(view.reasonsForOnePod());
         if (reasons.isEmpty() && context.rails() != null && policy.railAlignment() == AffinityPolicy.REQUIRED
                 && pod.gpus() > 0 && view.capacity(context.rails()) == 0) {
             reasons.add(new Reason(ReasonCode.RAIL_SET_UNAVAILABLE, "rail set " + context.rails() + " unavailable",

@@ -16,10 +16,18 @@ import java.util.TreeMap;
  * @param rdmaResources RDMA extended resources ({@code nvidia.com/mlx5_0 → 1}); other resources left out
  * @param networks      the pod's multus networks ({@link PodNetworksRequest#of}); null means none
  * @param hostNetwork   true for {@code hostNetwork: true} pods (no multus attachments, no address drawn)
+ * @param nodeAffinity  the nodes the pod may run on by its own spec ({@link RequiredNodeAffinity}); null means any
  */
 public record PodRequest(String namespace, String name, int gpus, Map<String, Long> rdmaResources,
-                         PodNetworksRequest networks, boolean hostNetwork) {
+                         PodNetworksRequest networks, boolean hostNetwork, RequiredNodeAffinity nodeAffinity) {
+    /** A pod that may run on any node. */
+    public PodRequest(String namespace, String name, int gpus, Map<String, Long> rdmaResources,
+                      PodNetworksRequest networks, boolean hostNetwork) {
+        this(namespace, name, gpus, rdmaResources, networks, hostNetwork, RequiredNodeAffinity.ANY);
+    }
+
     public PodRequest {
+        nodeAffinity = nodeAffinity == null ? RequiredNodeAffinity.ANY : nodeAffinity;
         if (gpus < 0) {
             throw new IllegalArgumentException("pod " + namespace + "/" + name + ": negative GPU count " + gpus);
         }

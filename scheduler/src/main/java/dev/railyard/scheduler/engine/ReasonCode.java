@@ -7,6 +7,8 @@ package dev.railyard.scheduler.engine;
 public enum ReasonCode {
     /** The node is cordoned or not ready. */
     NODE_UNSCHEDULABLE,
+    /** The pod's {@code spec.nodeSelector} or required node affinity rules the node out. */
+    NODE_AFFINITY_MISMATCH,
     /** The node has no NodeTopology (or it lists no GPU–HCA rail map). */
     NO_NODE_TOPOLOGY,
     /** Fewer free GPUs than the pod asks for. */

@@ -27,9 +27,12 @@ import java.util.Set;
  * IPPool means nothing is allocated yet. Stale allocations (podref of no existing pod) are reported and still count
  * as used: whereabouts does not reuse them until its reconciler runs.
  *
- * <p>Holds: {@link #reserve} holds one address per pod, network and range. A hold ends when the pool shows an
- * allocation for the pod and interface that was not there when the hold was made, when a snapshot taken after the
- * hold no longer lists the pod, on {@link #release}, or after the configured timeout.
+ * <p>In flight: addresses promised but not in the pool yet. (1) Holds: {@link #reserve} holds one address per pod,
+ * network and range. A hold ends when the pool shows an allocation for the pod and interface that was not there
+ * when the hold was made, when a snapshot taken after the hold no longer lists the pod, on {@link #release}, or
+ * after the configured timeout. (2) Bound pods ({@link IpamSnapshot#boundPods()}) whose allocation the pool does not
+ * list yet, read from every snapshot: they cover the time after a hold ends by timeout and, since they come from the
+ * cluster and not from memory, a restarted Railyard (docs/adr/0005). A pod interface with both counts once.
  *
  * <p>Thread-safety: every public method is safe to call concurrently. {@link #check}, {@link #reserve},
  * {@link #release} and {@link #update} serialize on one lock; the work under it is hash lookups and cached counts
@@ -255,20 +258,31 @@ public final class IpPoolLedger implements AddressPools {
         done.forEach(this::drop);
     }
 
-    private long holds(List<String> pools, Set<String> exceptPods) {
+    /**
+     * Addresses of the pools promised but not yet recorded: Railyard's holds, plus the snapshot's bound pods that
+     * whereabouts has not given their address yet ({@link LedgerState#unrecordedByPool()}), each pod interface
+     * counted once when both apply. Pods in {@code exceptPods} (being reserved anew) are left out.
+     */
+    private long inFlight(LedgerState s, List<String> pools, Set<String> exceptPods) {
         long n = 0;
+        Map<String, Set<String>> unrecorded = s.unrecordedByPool();
         for (String pool : pools) {
             ArrayDeque<Hold> q = holdsByPool.get(pool);
-            if (q == null) {
-                continue;
-            }
-            if (exceptPods.isEmpty()) {
-                n += q.size();
-            } else {
+            Set<String> bound = unrecorded.getOrDefault(pool, Set.of());
+            Set<String> held = bound.isEmpty() || q == null ? Set.of() : new HashSet<>();
+            if (q != null) {
                 for (Hold h : q) {
-                    if (!exceptPods.contains(h.podRef())) {
+                    if (exceptPods.isEmpty() || !exceptPods.contains(h.podRef())) {
                         n++;
+                        if (!bound.isEmpty()) {
+                            held.add(LedgerState.slot(h.podRef(), h.ifname()));
+                        }
                     }
+                }
+            }
+            for (String slot : bound) {
+                if (!held.contains(slot) && (exceptPods.isEmpty() || !exceptPods.contains(LedgerState.podOf(slot)))) {
+                    n++;
                 }
             }
         }
@@ -367,7 +381,7 @@ public final class IpPoolLedger implements AddressPools {
             List<PoolStatus> statuses = new ArrayList<>();
             List<String> shortOf = new ArrayList<>();
             for (RangeView v : e.views.values()) {
-                long inFlight = holds(v.memberPools(), exceptPods);
+                long inFlight = inFlight(s, v.memberPools(), exceptPods);
                 long base = v.freeBeforeHolds();
                 long free = base == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, base - inFlight);
                 PoolStatus ps = new PoolStatus(v.poolName(), v.poolNamespace(), v.node(), v.range(), v.span(),

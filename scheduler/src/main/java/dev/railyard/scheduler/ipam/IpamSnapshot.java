@@ -26,11 +26,15 @@ import java.util.Set;
  * @param nodeSlicePools                 all whereabouts NodeSlicePools
  * @param livePods                       {@code <namespace>/<name>} of every pod that exists (any phase, terminating
  *                                       included: those still hold their addresses)
+ * @param boundPods                      pods bound to a node ({@code spec.nodeName}), neither finished nor being
+ *                                       deleted, that attach secondary networks: whereabouts gives each an address
+ *                                       per network when its sandbox starts, so the ledger counts those it has not
+ *                                       recorded yet as in flight (docs/adr/0005)
  */
 public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> networkAttachmentDefinitions,
                            List<MacvlanNetwork> macvlanNetworks, List<IPPool> ipPools,
                            List<OverlappingRangeIPReservation> overlappingRangeIPReservations,
-                           List<NodeSlicePool> nodeSlicePools, Set<String> livePods) {
+                           List<NodeSlicePool> nodeSlicePools, Set<String> livePods, List<PodPlacement> boundPods) {
     public IpamSnapshot {
         if (takenAt == null) {
             throw new IllegalArgumentException("takenAt is null");
@@ -41,6 +45,7 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
         overlappingRangeIPReservations = copy(overlappingRangeIPReservations);
         nodeSlicePools = copy(nodeSlicePools);
         livePods = livePods == null ? Set.of() : Set.copyOf(livePods);
+        boundPods = copy(boundPods);
     }
 
     private static <T> List<T> copy(List<T> list) {
@@ -65,6 +70,7 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
         private final List<OverlappingRangeIPReservation> reservations = new ArrayList<>();
         private final List<NodeSlicePool> slices = new ArrayList<>();
         private final List<String> pods = new ArrayList<>();
+        private final List<PodPlacement> bound = new ArrayList<>();
 
         private Builder(Instant takenAt) {
             this.takenAt = takenAt;
@@ -106,8 +112,14 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
             return this;
         }
 
+        /** @param pod a pod bound to {@code pod.node()} that is neither finished nor being deleted */
+        public Builder boundPod(PodPlacement pod) {
+            bound.add(pod);
+            return this;
+        }
+
         public IpamSnapshot build() {
-            return new IpamSnapshot(takenAt, nads, macvlans, pools, reservations, slices, Set.copyOf(pods));
+            return new IpamSnapshot(takenAt, nads, macvlans, pools, reservations, slices, Set.copyOf(pods), bound);
         }
     }
 }

@@ -14,6 +14,7 @@ import inet.ipaddr.IPAddress;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +44,7 @@ final class LedgerState {
     private final Map<String, DecodedPool> decodedByObject = new ConcurrentHashMap<>();
     private final Map<String, List<IPAddress>> reservedByNetworkName = new ConcurrentHashMap<>();
     private final Map<String, RangeView> views = new ConcurrentHashMap<>();
+    private volatile Map<String, Set<String>> unrecorded;
 
     /** The IPPool chosen for a name (null pool: not created yet) and why, when several namespaces hold one. */
     record PoolChoice(DecodedPool pool, String note) {
@@ -134,6 +136,64 @@ final class LedgerState {
             }
             return List.copyOf(out);
         });
+    }
+
+    /**
+     * The snapshot's bound pods whose address whereabouts has not recorded yet: IPPool name → {@link #slot} of each
+     * pod and interface that will draw one from it. A pod counts as recorded in a pool when the pool lists an
+     * allocation for its podref on that interface (or without an interface name, as older whereabouts writes):
+     * whereabouts hands that address back rather than a second one. Networks that fail to resolve, or are not
+     * whereabouts, are left out (their checks report them). Computed once per snapshot.
+     */
+    Map<String, Set<String>> unrecordedByPool() {
+        Map<String, Set<String>> u = unrecorded;
+        if (u != null) {
+            return u;
+        }
+        Map<String, Set<String>> out = new HashMap<>();
+        for (PodPlacement p : snapshot.boundPods()) {
+            for (NetworkSelection sel : p.request().selections()) {
+                NetworkResolution res = resolve(sel);
+                if (res.failure() != null || res.ipam() == null) {
+                    continue;
+                }
+                for (int i = 0; i < res.ipam().ranges().size(); i++) {
+                    RangeView view = view(res, i, p.node());
+                    if (view.failure() != null || view.memberPools().isEmpty()) {
+                        continue;
+                    }
+                    if (!recorded(view.pool(), p.podRef(), sel.podInterface())) {
+                        out.computeIfAbsent(view.memberPools().get(0), k -> new HashSet<>())
+                                .add(slot(p.podRef(), sel.podInterface()));
+                    }
+                }
+            }
+        }
+        u = Map.copyOf(out);
+        unrecorded = u;
+        return u;
+    }
+
+    /** @return the key of one pod interface's address in a pool */
+    static String slot(String podRef, String ifname) {
+        return podRef + " " + ifname;
+    }
+
+    /** @return the pod ref of a {@link #slot} key */
+    static String podOf(String slot) {
+        return slot.substring(0, slot.lastIndexOf(' '));
+    }
+
+    private static boolean recorded(DecodedPool pool, String podRef, String ifname) {
+        if (pool == null || pool.error() != null) {
+            return false;
+        }
+        for (DecodedPool.Allocation a : pool.allocationsOf(podRef)) {
+            if (a.address() != null && (a.ifname().isEmpty() || a.ifname().equals(ifname))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- network resolution ------------------------------------------------------------------------------------

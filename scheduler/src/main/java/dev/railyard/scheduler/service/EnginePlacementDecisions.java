@@ -351,7 +351,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return GangVerdict.abstain("the job carries no tasks");
         }
         PodGroup group = view.podGroup(job.namespace() + "/" + job.podGroupName());
-        List<PodRequest> requests = job.tasks().stream().map(EnginePlacementDecisions::requestOf).toList();
+        // the informer's pod, when it has it, carries what the wire form leaves out (node selector and affinity)
+        List<PodRequest> requests = job.tasks().stream().map(t -> {
+            PodView known = view.pod(t.ref().namespace() + "/" + t.ref().name());
+            return known != null ? view.request(known) : requestOf(t);
+        }).toList();
         PlacementPolicy policy = PlacementPolicy.resolve(null, group, job.tasks().get(0).annotations(),
                 view.snapshot().fabric());
         PlanOutcome outcome = engine.plan(view.snapshot(),

@@ -83,6 +83,52 @@ class NodeStateConverterTest {
         assertThat(state(c, "node-a").freeGpuCount()).isEqualTo(5);
     }
 
+    private static String hint(String node, int... gpus) {
+        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node
+                + "\",\"gang\":\"prod/j\",\"gangSize\":1,\"rank\":0,\"gpus\":[");
+        for (int i = 0; i < gpus.length; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
+                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
+                    .append(",\"distance\":\"PIX\"}");
+        }
+        return b.append("]}").toString();
+    }
+
+    @Test
+    void hintsThatClaimTheSameGpuNeverMakeItCountOnceForTwoPods() {
+        // p1 and p2 each hold 4 GPUs, but p2's (stale) hint names GPUs 2..5, two of which p1's hint names: 8 GPUs
+        // are held, so the node must show 8 taken, not the 6 distinct hinted indices. The clashing 2 join the
+        // request-count share and take the lowest free GPUs, 6 and 7.
+        List<GenericKubernetesResource> all = new ArrayList<>();
+        all.add(node("node-a", null, Map.of()));
+        all.add(topology("node-a", seedShape(), null));
+        all.add(pod("prod", "p1", "node-a", Map.of("railyard.dev/placement", hint("node-a", 0, 1, 2, 3)),
+                Map.of("nvidia.com/gpu", "4")));
+        all.add(pod("prod", "p2", "node-a", Map.of("railyard.dev/placement", hint("node-a", 2, 3, 4, 5)),
+                Map.of("nvidia.com/gpu", "4")));
+        // node-b: the agent says p3 holds GPUs 0,1; p4's hint also names GPU 1 and GPU 9, which the node lacks
+        all.add(node("node-b", null, Map.of()));
+        all.add(topology("node-b", seedShape(), Map.of("allocatedGpus", List.of(0, 1),
+                "allocations", List.of(Map.of("namespace", "prod", "name", "p3",
+                        "gpus", List.of(Map.of("deviceId", "GPU-0", "index", 0), Map.of("deviceId", "GPU-1",
+                                "index", 1)))))));
+        all.add(pod("prod", "p4", "node-b", Map.of("railyard.dev/placement", hint("node-b", 1, 9, 4)),
+                Map.of("nvidia.com/gpu", "3")));
+        all.add(pod("prod", "p3", "node-b", null, Map.of("nvidia.com/gpu", "2")));
+
+        Converted<NodeStateConverter.Result> c = convert(all);
+
+        assertThat(state(c, "node-a").allocatedGpus()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThat(state(c, "node-a").freeGpuCount()).isZero();
+        // node-b: agent 0,1 (p3); p4 keeps 4, and GPUs 1 and 9 count by request: the lowest free, 2 and 3
+        assertThat(state(c, "node-b").allocatedGpus()).containsExactly(0, 1, 2, 3, 4);
+        assertThat(c.warnings()).containsExactlyInAnyOrder(
+                "Pod prod/p2: its railyard.dev/placement hint names GPUs [2, 3] that node node-a lacks or another pod"
+                        + " holds; counted by its request instead",
+                "Pod prod/p4: its railyard.dev/placement hint names GPUs [1, 9] that node node-b lacks or another pod"
+                        + " holds; counted by its request instead");
+    }
+
     @Test
     void hcaResourcesComeFromAllocatableTheAgentsMappingAndThePodsRequests() {
         List<GenericKubernetesResource> all = new ArrayList<>();
