@@ -42,7 +42,7 @@ public final class LeaderElection implements AutoCloseable {
     /**
      * Starts campaigning at once.
      *
-     * @param client      client with get/create/update on the Lease and, in label mode, list/patch on pods
+     * @param client      client with get/create/patch on the Lease (fabric8's LeaseLock renews with a JSON merge patch) and, in label mode, list/patch on pods
      * @param namespace   namespace of the Lease (and of this pod)
      * @param leaseName   name of the Lease
      * @param identity    this replica's identity, normally its pod name
