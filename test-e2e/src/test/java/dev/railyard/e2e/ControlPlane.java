@@ -265,6 +265,8 @@ public final class ControlPlane implements AutoCloseable {
             // kwok's in-cluster controller (test-e2e/kind) keeps nodes with this annotation Ready (heartbeats), so
             // the node lifecycle controller does not taint them unreachable; the FakeKubelet plays the pods.
             node.getMetadata().setAnnotations(Map.of("kwok.x-k8s.io/node", "fake"));
+            // kwok's node-heartbeat stage (kustomize/stage/node/heartbeat) selects phase Running and Ready=True.
+            node.getStatus().setPhase("Running");
             client.nodes().resource(node).create();
             createdNodes.add(node.getMetadata().getName());
             client.nodes().resource(node).updateStatus();

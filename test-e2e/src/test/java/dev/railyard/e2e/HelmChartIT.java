@@ -266,6 +266,31 @@ class HelmChartIT {
         assertThat(tls.getType()).isEqualTo("Opaque");
     }
 
+    @Test
+    void onAClusterThatRunsPodsTheInstalledExtenderBecomesAvailableAndOneReplicaLeads() {
+        Assumptions.assumeTrue(CLUSTER.controlPlane().external(), "needs a cluster whose kubelets run the chart's "
+                + "pods, with the chart installed (test-e2e/kind/kind-e2e.sh); the local control plane has no kubelet "
+                + "for them");
+        // helm install --wait has returned; both replicas are Ready (informers synced, label routing).
+        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            Deployment d = client.apps().deployments().inNamespace(NS).withName("railyard-extender").get();
+            return d.getStatus() != null && Integer.valueOf(2).equals(d.getStatus().getAvailableReplicas());
+        });
+        // Exactly one replica carries the leader label, and it is the Lease's holder.
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).until(() -> client.pods()
+                .inNamespace(NS).withLabel("app.kubernetes.io/component", "extender")
+                .withLabel("railyard.dev/leader", "true").list().getItems().size() == 1);
+        Pod leader = client.pods().inNamespace(NS).withLabel("app.kubernetes.io/component", "extender")
+                .withLabel("railyard.dev/leader", "true").list().getItems().getFirst();
+        assertThat(client.leases().inNamespace(NS).withName("railyard").get().getSpec().getHolderIdentity())
+                .isEqualTo(leader.getMetadata().getName());
+        // The replicas wrote the self-signed certificate and its CA into the webhook configuration.
+        Secret tls = client.secrets().inNamespace(NS).withName("railyard-webhook-tls").get();
+        assertThat(tls.getData()).containsKeys("tls.crt", "tls.key", "ca.crt");
+        assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations().withName("railyard-hints")
+                .get().getWebhooks().getFirst().getClientConfig().getCaBundle()).isEqualTo(tls.getData().get("ca.crt"));
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // RBAC: least privilege, by impersonating the chart's ServiceAccounts
 
@@ -512,7 +537,7 @@ class HelmChartIT {
      * from the same file, is left alone). On an external cluster where {@code test-e2e/kind/kind-e2e.sh} has run
      * {@code helm install}, everything exists already and nothing is created.
      */
-    private synchronized List<HelmChart.Manifest> deployDefault() throws IOException {
+    private List<HelmChart.Manifest> deployDefault() throws IOException {
         if (deployed != null) {
             return deployed;
         }
