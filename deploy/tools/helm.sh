@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds (once) and runs the `helm` CLI from its published Go module, so CI needs no prebuilt download.
 #
-# usage: deploy/tools/helm.sh [--print-path] [HELM ARGS ...]
+# usage: deploy/tools/helm.sh [--print-path | --locate] [HELM ARGS ...]
 #   --print-path  build if needed, print the binary's path and exit
+#   --locate      print the binary's path if it is built (exit 0), else say so on stderr (exit 3); never builds
+#                 (the e2e suite uses this to skip or fail instead of compiling during a test run)
 #   HELM ARGS     build if needed, then exec `helm HELM ARGS`
 #
 # The binary is cached outside the repository, keyed by the helm version and the Go version:
@@ -19,6 +21,12 @@ fi
 GO_VERSION=$(go env GOVERSION)
 DIR="${RAILYARD_HELM_CACHE:-$HOME/.cache/railyard-helm}/helm-${HELM_VERSION}_${GO_VERSION}"
 HELM="$DIR/helm"
+
+if [ "${1:-}" = "--locate" ]; then
+  if [ -x "$HELM" ]; then echo "$HELM"; exit 0; fi
+  echo "helm.sh: helm ${HELM_VERSION} for ${GO_VERSION} is not built in $DIR; build it with deploy/tools/helm.sh --print-path" >&2
+  exit 3
+fi
 
 if [ ! -x "$HELM" ]; then
   RUN=(nice -n 19)

@@ -14,7 +14,8 @@
 #   HELM ARGS          appended to `helm template` (e.g. --set image.tag=0.1.0)
 #
 # Release `railyard` in namespace `railyard-system`, Kubernetes version ${KUBE_VERSION:-1.35.4} (the e2e suite's).
-# helm comes from deploy/tools/helm.sh (built once from its Go module). Exit status is helm's.
+# helm comes from deploy/tools/helm.sh (built once from its Go module), or from $HELM when set (a helm binary's
+# path; the e2e suite passes the one `helm.sh --locate` found, so rendering never builds). Exit status is helm's.
 set -euo pipefail
 
 DEPLOY=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,9 +58,10 @@ esac
 
 # helm logs one line per symlink it follows (chart crds/ -> deploy/crds, see deploy/README.md); drop that line.
 filter() { grep -v 'found symbolic link in path' >&2 || true; }
+if [ -n "${HELM:-}" ]; then helm=("$HELM"); else helm=("$DEPLOY/tools/helm.sh"); fi
 if [ -n "$out" ]; then
   mkdir -p "$(dirname "$out")"
-  "$DEPLOY/tools/helm.sh" "${args[@]}" "$@" > "$out.tmp" 2> >(filter) && mv "$out.tmp" "$out"
+  "${helm[@]}" "${args[@]}" "$@" > "$out.tmp" 2> >(filter) && mv "$out.tmp" "$out"
 else
-  "$DEPLOY/tools/helm.sh" "${args[@]}" "$@" 2> >(filter)
+  "${helm[@]}" "${args[@]}" "$@" 2> >(filter)
 fi

@@ -52,6 +52,15 @@ import javax.net.ssl.TrustManagerFactory;
  * <p>Every listener binds 127.0.0.1 on a free port. Logs, generated configs and PID files stay in
  * {@link #runDir()} ({@code target/e2e-logs/<run>/}); {@link #close()} stops the processes in reverse order by
  * their recorded PIDs and deletes only etcd's data and the keys.
+ *
+ * <p><b>External cluster</b> ({@link #attach}, when system property {@code railyard.e2e.kubeconfig} or environment
+ * variable {@code RAILYARD_E2E_KUBECONFIG} names a kubeconfig, e.g. the kind cluster of {@code test-e2e/kind/}):
+ * no process is started; the cluster's own kube-scheduler and Volcano (installed by the user) schedule. The
+ * suite's CRDs that are missing are created (never Volcano's: its release installs them), the fake GPU nodes are
+ * created with kwok's annotation {@code kwok.x-k8s.io/node: fake} so an in-cluster kwok keeps them Ready, and the
+ * {@link FakeKubelet} runs as locally. {@link #close()} deletes the nodes and namespaces this run created and waits
+ * for the namespaces to be gone, so the next suite starts from the same state. Options that need processes of
+ * their own (an extender, a prelude that starts Railyard) cannot run there: {@link Options#localOnlyReason()}.
  */
 public final class ControlPlane implements AutoCloseable {
 
@@ -115,6 +124,19 @@ public final class ControlPlane implements AutoCloseable {
             return new Options(gpuNodes, false, Optional.empty(), false, Optional.empty(), Optional.empty());
         }
 
+        /**
+         * Why these options need a local control plane, or empty when an external cluster can serve them: an
+         * extender needs a scheduler configuration written by the suite, a prelude starts processes (Railyard) the
+         * suite controls; on an external cluster the schedulers and Railyard are the cluster's own.
+         */
+        public Optional<String> localOnlyReason() {
+            if (kubeExtender.isPresent() || volcanoExtender.isPresent() || prelude.isPresent()) {
+                return Optional.of("needs the local control plane: it configures the schedulers' extender and "
+                        + "starts Railyard itself, which an external cluster (railyard.e2e.kubeconfig) does not allow");
+            }
+            return Optional.empty();
+        }
+
         /** Binaries these options need. */
         public List<String> binaries() {
             List<String> b = new ArrayList<>(List.of(E2eBinaries.ETCD, E2eBinaries.KUBE_APISERVER));
@@ -150,6 +172,10 @@ public final class ControlPlane implements AutoCloseable {
     private KubernetesClient client;
     private FakeKubelet kubelet;
     private long startedNanos;
+    /** True when attached to an external cluster ({@link #attach}): nothing to stop, only what it created to delete. */
+    private boolean external;
+    private final List<String> createdNodes = new ArrayList<>();
+    private final List<String> createdNamespaces = new ArrayList<>();
 
     private ControlPlane(Path runDir) {
         this.runDir = runDir;
@@ -174,6 +200,83 @@ public final class ControlPlane implements AutoCloseable {
             cp.close();
             throw e;
         }
+    }
+
+    /**
+     * The external cluster's kubeconfig: system property {@code railyard.e2e.kubeconfig}, else environment
+     * variable {@code RAILYARD_E2E_KUBECONFIG}; empty when neither is set (local control plane).
+     */
+    public static Optional<Path> externalKubeconfig() {
+        String p = System.getProperty("railyard.e2e.kubeconfig", "");
+        if (p.isBlank()) {
+            p = System.getenv().getOrDefault("RAILYARD_E2E_KUBECONFIG", "");
+        }
+        return p.isBlank() ? Optional.empty() : Optional.of(Path.of(p));
+    }
+
+    /**
+     * Attaches to an existing cluster instead of starting one (see "External cluster" on the type): creates the
+     * suite's missing CRDs, the fake GPU nodes (kwok-managed) and the {@link FakeKubelet}; starts no process.
+     *
+     * @param kubeconfig a kubeconfig whose current context may create CRDs, nodes, namespaces and impersonate
+     * @throws IOException if the kubeconfig cannot be read or an object cannot be created
+     * @throws IllegalArgumentException if {@code options} need a local control plane
+     */
+    public static ControlPlane attach(Path kubeconfig, Options options, Path logsRoot) throws IOException {
+        options.localOnlyReason().ifPresent(why -> {
+            throw new IllegalArgumentException(why);
+        });
+        if (!Files.isReadable(kubeconfig)) {
+            throw new IOException("kubeconfig " + kubeconfig.toAbsolutePath() + " (railyard.e2e.kubeconfig) is not readable");
+        }
+        String run = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
+        ControlPlane cp = new ControlPlane(logsRoot.resolve(run).toAbsolutePath());
+        cp.external = true;
+        try {
+            cp.attachTo(kubeconfig.toAbsolutePath(), options);
+            return cp;
+        } catch (IOException | RuntimeException e) {
+            cp.close();
+            throw e;
+        }
+    }
+
+    /** Whether this is an external cluster ({@link #attach}) rather than local processes. */
+    public boolean external() {
+        return external;
+    }
+
+    private void attachTo(Path externalKubeconfig, Options options) throws IOException {
+        Files.createDirectories(runDir);
+        startedNanos = System.nanoTime();
+        long t = System.nanoTime();
+        kubeconfig = externalKubeconfig;
+        Config config = Config.fromKubeconfig(kubeconfig.toFile());
+        config.setRequestTimeout(30_000);
+        client = new KubernetesClientBuilder().withConfig(config).build();
+        apiServer = URI.create(client.getMasterUrl().toString());
+        int crds = 0;
+        for (Path file : ownCrdFiles()) {
+            crds += ensureCrds(file).size();
+        }
+        t = step(crds + " missing CRDs created", t);
+        for (int i = 0; i < options.gpuNodes().size(); i++) {
+            Node node = GpuNodes.node(options.gpuNodes().get(i), i + 1);
+            // kwok's in-cluster controller (test-e2e/kind) keeps nodes with this annotation Ready (heartbeats), so
+            // the node lifecycle controller does not taint them unreachable; the FakeKubelet plays the pods.
+            node.getMetadata().setAnnotations(Map.of("kwok.x-k8s.io/node", "fake"));
+            // kwok's node-heartbeat stage (kustomize/stage/node/heartbeat) selects phase Running and Ready=True.
+            node.getStatus().setPhase("Running");
+            client.nodes().resource(node).create();
+            createdNodes.add(node.getMetadata().getName());
+            client.nodes().resource(node).updateStatus();
+        }
+        kubelet = new FakeKubelet(client).start();
+        step(options.gpuNodes().size() + " fake GPU nodes + fake kubelet", t);
+        String line = "[e2e] attached to " + apiServer + " (" + kubeconfig + ") in "
+                + seconds(System.nanoTime() - startedNanos) + " s (" + String.join(", ", timings) + ")";
+        System.out.println(line);
+        Files.writeString(runDir.resolve("timings.txt"), line + System.lineSeparator(), StandardCharsets.UTF_8);
     }
 
     private void bringUp(E2eBinaries bin, Options options) throws IOException {
@@ -311,6 +414,9 @@ public final class ControlPlane implements AutoCloseable {
         if (client.namespaces().withName(name).get() == null) {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata()
                     .build()).create();
+            if (external) {
+                createdNamespaces.add(name);
+            }
         }
     }
 
@@ -355,6 +461,9 @@ public final class ControlPlane implements AutoCloseable {
         if (kubelet != null) {
             kubelet.close();
         }
+        if (external && client != null) {
+            removeCreatedObjects();
+        }
         if (client != null) {
             client.close();
         }
@@ -373,6 +482,24 @@ public final class ControlPlane implements AutoCloseable {
         }
         deleteTree(dataDir);
         deleteTree(pkiDir);
+    }
+
+    /** External cluster: deletes the namespaces and nodes this run created and waits until they are gone. */
+    private void removeCreatedObjects() {
+        try {
+            for (String ns : createdNamespaces) {
+                client.namespaces().withName(ns).delete();
+            }
+            for (String node : createdNodes) {
+                client.nodes().withName(node).delete();
+            }
+            await().atMost(READY_TIMEOUT).pollInterval(Duration.ofSeconds(1)).until(() ->
+                    createdNamespaces.stream().allMatch(ns -> client.namespaces().withName(ns).get() == null)
+                            && createdNodes.stream().allMatch(n -> client.nodes().withName(n).get() == null));
+        } catch (RuntimeException e) {
+            System.err.println("[e2e] could not remove namespaces " + createdNamespaces + " and nodes " + createdNodes
+                    + " from the external cluster: " + e.getMessage());
+        }
     }
 
     /**
@@ -468,6 +595,13 @@ public final class ControlPlane implements AutoCloseable {
      */
     private static List<Path> crdFiles() throws IOException {
         List<Path> files = new ArrayList<>(VolcanoModule.locate().crdFiles());
+        files.addAll(ownCrdFiles());
+        return files;
+    }
+
+    /** Railyard's CRDs from {@code deploy/crds} and the whereabouts / NAD / MacvlanNetwork ones of this module. */
+    private static List<Path> ownCrdFiles() throws IOException {
+        List<Path> files = new ArrayList<>();
         Path railyard = Path.of(System.getProperty("railyard.e2e.crds", "../deploy/crds"));
         files.addAll(yamlFiles(railyard));
         Path ours;
@@ -490,12 +624,36 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     private List<CustomResourceDefinition> createCrds(Path file) throws IOException {
+        return createCrds(file, false);
+    }
+
+    /**
+     * Creates the CRDs of {@code file} the cluster does not have yet and waits until they are {@code Established}.
+     *
+     * @return names of the CRDs created (empty when all existed)
+     * @throws IOException if the file holds anything but CRDs or the API server refuses one
+     */
+    public List<String> ensureCrds(Path file) throws IOException {
+        List<CustomResourceDefinition> created = createCrds(file, true);
+        for (CustomResourceDefinition crd : created) {
+            client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
+                    .waitUntilCondition(ControlPlane::established, READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        }
+        return created.stream().map(c -> c.getMetadata().getName()).toList();
+    }
+
+    /** Creates the CRDs in {@code file}; with {@code skipExisting}, only those the cluster does not have yet. */
+    private List<CustomResourceDefinition> createCrds(Path file, boolean skipExisting) throws IOException {
         List<CustomResourceDefinition> created = new ArrayList<>();
         try (InputStream in = Files.newInputStream(file)) {
             for (HasMetadata item : client.load(in).items()) {
                 if (!(item instanceof CustomResourceDefinition crd)) {
                     throw new IOException(file + ": expected only CustomResourceDefinitions, found " + item.getKind()
                             + " " + item.getMetadata().getName());
+                }
+                if (skipExisting && client.apiextensions().v1().customResourceDefinitions()
+                        .withName(crd.getMetadata().getName()).get() != null) {
+                    continue;
                 }
                 // create, not client-side apply: Volcano's jobs/cronjobs CRDs are too large for the
                 // last-applied-configuration annotation (design note §3.3).

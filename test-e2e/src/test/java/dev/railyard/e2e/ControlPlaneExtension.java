@@ -26,6 +26,10 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * {@code @BeforeEach}, not {@code @BeforeAll}. Component logs
  * stay under {@code target/e2e-logs/<run>/} (system property {@code railyard.e2e.logs}); their location is printed
  * when a test fails.
+ *
+ * <p>With system property {@code railyard.e2e.kubeconfig} (or {@code RAILYARD_E2E_KUBECONFIG}) set, no binaries are
+ * needed: the extension {@linkplain ControlPlane#attach attaches} to that cluster instead, and skips the classes
+ * whose options need a local control plane ({@link ControlPlane.Options#localOnlyReason()}).
  */
 public final class ControlPlaneExtension implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback,
         TestWatcher {
@@ -55,6 +59,18 @@ public final class ControlPlaneExtension implements BeforeAllCallback, BeforeEac
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
+        Path logs = Path.of(System.getProperty("railyard.e2e.logs", "target/e2e-logs"));
+        var external = ControlPlane.externalKubeconfig();
+        if (external.isPresent()) {
+            var localOnly = options.localOnlyReason();
+            if (localOnly.isPresent()) {
+                skipReason = localOnly.get();
+                System.err.println("[e2e] SKIPPED " + context.getDisplayName() + ": " + skipReason);
+                return;
+            }
+            controlPlane = ControlPlane.attach(external.get(), options, logs);
+            return;
+        }
         E2eBinaries bin = E2eBinaries.locate();
         String[] needed = options.binaries().toArray(String[]::new);
         var missing = bin.missing(needed);
@@ -67,7 +83,6 @@ public final class ControlPlaneExtension implements BeforeAllCallback, BeforeEac
             System.err.println("[e2e] SKIPPED " + context.getDisplayName() + ": " + skipReason);
             return;
         }
-        Path logs = Path.of(System.getProperty("railyard.e2e.logs", "target/e2e-logs"));
         controlPlane = ControlPlane.start(bin, options, logs);
     }
 

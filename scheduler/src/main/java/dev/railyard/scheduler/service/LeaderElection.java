@@ -50,6 +50,12 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class LeaderElection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
+    /** Kubernetes {@code MicroTime} as the API server writes it (RFC 3339, microseconds, UTC). */
+    private static final java.time.format.DateTimeFormatter MICRO_TIME =
+            java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
+    /** A plain mapper: writes the explicit null that removes the holder in a merge patch (RFC 7386). */
+    private static final com.fasterxml.jackson.databind.ObjectMapper PLAIN_JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     /**
      * Lease timing, with the meaning and the constraints of client-go's {@code LeaderElectionConfig} (and
@@ -119,7 +125,7 @@ public final class LeaderElection implements AutoCloseable {
     /**
      * Starts campaigning at once.
      *
-     * @param client      client with get/create/update on the Lease and, in label mode, list/patch on pods
+     * @param client      client with get/create/patch on the Lease (fabric8's LeaseLock renews with a JSON merge patch) and, in label mode, list/patch on pods
      * @param namespace   namespace of the Lease (and of this pod)
      * @param leaseName   name of the Lease
      * @param identity    this replica's identity, normally its pod name
@@ -212,8 +218,9 @@ public final class LeaderElection implements AutoCloseable {
 
     /**
      * Clears the holder (as client-go's {@code ReleaseOnCancel} does) with a 1 s lease, so that a standby takes over at
-     * its next retry. An update with the Lease's resourceVersion: if another replica wrote it since it was read, the
-     * Lease is no longer ours to release (409, logged).
+     * its next retry. A JSON merge patch carrying the Lease's resourceVersion (the chart grants {@code patch}, never
+     * {@code update}) and an explicit {@code "holderIdentity": null}: if another replica wrote the Lease since it was
+     * read, it is no longer ours to release (409, logged).
      */
     private void release() {
         try {
@@ -222,12 +229,18 @@ public final class LeaderElection implements AutoCloseable {
                 LOG.info("{} no longer holds Lease {}/{}; nothing to release", identity, namespace, leaseName);
                 return;
             }
-            lease.getSpec().setHolderIdentity(null);
-            lease.getSpec().setLeaseDurationSeconds(1);
-            lease.getSpec().setRenewTime(ZonedDateTime.now(ZoneOffset.UTC));
-            client.resource(lease).update();
+            Map<String, Object> spec = new java.util.LinkedHashMap<>();
+            spec.put("holderIdentity", null);
+            spec.put("leaseDurationSeconds", 1);
+            spec.put("renewTime", MICRO_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
+            Map<String, Object> patch = Map.of("metadata",
+                    Map.of("resourceVersion", lease.getMetadata().getResourceVersion()), "spec", spec);
+            client.leases().inNamespace(namespace).withName(leaseName).patch(
+                    io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                            io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                    PLAIN_JSON.writeValueAsString(patch));
             LOG.info("{} released Lease {}/{}", identity, namespace, leaseName);
-        } catch (KubernetesClientException e) {
+        } catch (KubernetesClientException | com.fasterxml.jackson.core.JsonProcessingException e) {
             LOG.warn("{} could not release Lease {}/{} (a standby takes over after the lease duration): {}", identity,
                     namespace, leaseName, e.getMessage());
         }

@@ -1,0 +1,585 @@
+package dev.railyard.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.railyard.api.topology.NodeTopology;
+import dev.railyard.scheduler.certificates.ServingCertificate;
+import dev.railyard.scheduler.certificates.WebhookCertificateSecret;
+import dev.railyard.scheduler.service.LeaderElection;
+import dev.railyard.topology.agent.DesiredNodeTopology;
+import dev.railyard.topology.agent.NodeTopologyPublisher;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.FieldValidateable;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The Helm chart ({@code deploy/helm/railyard}) against a real kube-apiserver (issue 9: "the rendered manifests
+ * are accepted by the real kube-apiserver"): every variant of {@code deploy/tools/render.sh}, rendered by the
+ * real helm binary, is submitted object by object with a server-side dry-run; broken renderings are refused with
+ * the object and the server's reason; the default rendering is created for real; and its RBAC is checked by
+ * impersonating the two ServiceAccounts: the verbs the extender and agent code use are allowed, others are not,
+ * and the real extender and agent code paths (webhook certificate, leader election, NodeTopology publishing and
+ * the own-node admission policy) work under those identities.
+ *
+ * <p>Needs etcd and kube-apiserver (no scheduler) and helm ({@code deploy/tools/helm.sh}); a missing helm skips
+ * the tests, or fails them with {@code -Drailyard.e2e.required=true} or a list naming {@code helm}.
+ */
+class HelmChartIT {
+
+    @RegisterExtension
+    static final ControlPlaneExtension CLUSTER = new ControlPlaneExtension(ControlPlane.Options.apiOnly(List.of()));
+
+    private static final String NS = HelmChart.NAMESPACE;
+    private static final String EXTENDER_SA = "railyard-extender";
+    private static final String AGENT_SA = "railyard-agent";
+    /**
+     * The node-name extra the API server puts into pod-bound ServiceAccount tokens (KEP-4193, Kubernetes 1.30), as
+     * an impersonation header key: {@code Impersonate-Extra-<key>} with the key percent-encoded, because '/' may not
+     * appear in a header name (the API server decodes it; Kubernetes docs, "User impersonation").
+     */
+    private static final String NODE_NAME_EXTRA = "authentication.kubernetes.io%2Fnode-name";
+
+    /** The default rendering once created for real (shared by the tests; created by the first that needs it). */
+    private static List<HelmChart.Manifest> deployed;
+
+    private HelmChart chart;
+    private KubernetesClient client;
+
+    @BeforeEach
+    void helmAndNamespace() throws IOException {
+        HelmChart.Located located = HelmChart.locate();
+        if (located.chart().isEmpty()) {
+            if (E2eBinaries.required(HelmChart.HELM)) {
+                throw new IllegalStateException(located.reason() + " (railyard.e2e.required="
+                        + System.getProperty("railyard.e2e.required") + ")");
+            }
+            Assumptions.abort(located.reason());
+        }
+        chart = located.chart().get();
+        client = CLUSTER.controlPlane().client();
+        // The chart does not create its namespace (helm install -n ... --create-namespace or by hand); a dry-run in
+        // a missing namespace would be a 404.
+        CLUSTER.controlPlane().ensureNamespace(NS);
+        // The addons variant's ServiceMonitor, PodMonitor, Certificate and Issuer need their CRDs: minimal ones of
+        // ours (test resources chart-addon-crds/, from the upstream schemas), created where missing.
+        for (Path crd : ControlPlane.yamlFiles(resource("/chart-addon-crds"))) {
+            CLUSTER.controlPlane().ensureCrds(crd);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Server-side dry-run of every variant
+
+    @ParameterizedTest(name = "variant {0}")
+    @ValueSource(strings = {"default", "options", "addons"})
+    void everyObjectOfEveryVariantIsAdmittedByTheApiServer(String variant) throws IOException {
+        List<HelmChart.Manifest> manifests = chart.render(variant, variant);
+
+        // What the templates render for each variant (render.sh's --set lines, read against the templates).
+        assertThat(kindCounts(manifests)).as("objects of variant %s", variant).isEqualTo(expectedKinds(variant));
+        List<String> rejected = HelmChart.dryRun(client, variant, manifests);
+        assertThat(rejected).as("objects of variant %s the API server refused", variant).isEmpty();
+    }
+
+    private static Map<String, Integer> expectedKinds(String variant) {
+        Map<String, Integer> common = new TreeMap<>(Map.of("ServiceAccount", 2, "ClusterRole", 2,
+                "ClusterRoleBinding", 2, "Role", 1, "RoleBinding", 1, "Service", 1, "Deployment", 1, "DaemonSet", 1,
+                "MutatingWebhookConfiguration", 1, "ValidatingAdmissionPolicy", 1));
+        common.put("ValidatingAdmissionPolicyBinding", 1);
+        switch (variant) {
+            case "default" -> {
+                // --include-crds; self-signed certificate: the chart's empty Secret; PodDisruptionBudget on.
+                common.put("CustomResourceDefinition", 1);
+                common.put("Secret", 1);
+                common.put("PodDisruptionBudget", 1);
+            }
+            case "options" -> {
+                // readiness routing: no PDB; inline rdma-shared-dev-plugin config: the chart's ConfigMap.
+                common.put("Secret", 1);
+                common.put("ConfigMap", 1);
+            }
+            case "addons" -> {
+                // cert-manager served: Certificate + self-signed Issuer instead of the Secret; monitors on.
+                common.put("PodDisruptionBudget", 1);
+                common.put("Certificate", 1);
+                common.put("Issuer", 1);
+                common.put("ServiceMonitor", 1);
+                common.put("PodMonitor", 1);
+            }
+            default -> throw new IllegalArgumentException(variant);
+        }
+        return common;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // The check can fail: broken renderings
+
+    @Test
+    void aBadValueIsRefusedNamingTheObjectAndTheServersReason() throws IOException {
+        // apps/v1 validation (pkg/apis/apps/validation ValidateDeploymentSpec -> ValidateNonnegativeField):
+        // "spec.replicas: Invalid value: -1: must be greater than or equal to 0". helm itself checks nothing here
+        // (the chart has no values.schema.json), so only the API server can catch it.
+        List<String> rejected = HelmChart.dryRun(client, "replicas=-1",
+                chart.render("broken-replicas", "default", "--set", "extender.replicas=-1"));
+
+        assertThat(rejected).hasSize(1);
+        assertThat(rejected.getFirst())
+                .startsWith("replicas=-1: Deployment railyard-system/railyard-extender (railyard/templates/extender-deployment.yaml): HTTP 422: ")
+                .contains("spec.replicas").contains("must be greater than or equal to 0");
+    }
+
+    @Test
+    void aMisspelledFieldIsRefusedUnderStrictFieldValidation() throws IOException {
+        // A typo in a map the user passes through (podSecurityContext is copied with toYaml): PodSecurityContext has
+        // runAsUser, not runAsUsr. fieldValidation=Strict makes the server refuse unknown fields instead of
+        // dropping them with a warning.
+        List<String> rejected = HelmChart.dryRun(client, "typo",
+                chart.render("broken-typo", "default", "--set", "extender.podSecurityContext.runAsUsr=1000"));
+
+        assertThat(rejected).hasSize(1);
+        assertThat(rejected.getFirst())
+                .startsWith("typo: Deployment railyard-system/railyard-extender (railyard/templates/extender-deployment.yaml): HTTP ")
+                .contains("runAsUsr");
+    }
+
+    @Test
+    void aWebhookMatchConditionThatIsNotCelIsRefused() throws IOException {
+        // admissionregistration/v1 validation compiles every matchConditions expression (validateMatchConditions);
+        // an unbalanced bracket does not compile.
+        List<String> rejected = HelmChart.dryRun(client, "cel",
+                chart.render("broken-cel", "default", "--set", "webhook.matchConditions[0].name=broken",
+                        "--set-string", "webhook.matchConditions[0].expression=object.metadata.annotations["));
+
+        assertThat(rejected).hasSize(1);
+        assertThat(rejected.getFirst())
+                .startsWith("cel: MutatingWebhookConfiguration railyard-hints (railyard/templates/webhook.yaml): HTTP 422: ")
+                .contains("webhooks[0].matchConditions[0].expression").contains("compilation failed");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // The default rendering, created for real
+
+    @Test
+    void theDefaultRenderingIsCreatedAndEveryObjectIsAdmitted() throws IOException {
+        List<HelmChart.Manifest> manifests = deployDefault();
+
+        for (HelmChart.Manifest m : manifests) {
+            assertThat(client.resource(m.object()).get()).as("%s in the cluster", m.ref()).isNotNull();
+        }
+        // CRD: established (the cluster serves NodeTopology).
+        CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions()
+                .withName("nodetopologies.railyard.dev").get();
+        assertThat(crd.getStatus().getConditions())
+                .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus()).isEqualTo("Established=True"));
+
+        // Deployment: values.yaml extender.replicas 2, leader election with label routing, self-signed webhook.
+        Deployment extender = client.apps().deployments().inNamespace(NS).withName("railyard-extender").get();
+        assertThat(extender.getSpec().getReplicas()).isEqualTo(2);
+        assertThat(extender.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal()).isZero();
+        assertThat(extender.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo(EXTENDER_SA);
+        assertThat(extender.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
+                .contains("serve", "--leader-elect", "--leader-label=railyard.dev/leader", "--webhook-self-signed",
+                        "--webhook-secret=railyard-webhook-tls", "--webhook-configuration=railyard-hints",
+                        "--webhook-service=railyard");
+
+        // DaemonSet: GPU nodes only, sysfs read-only, the kubelet's pod-resources directory.
+        DaemonSet agent = client.apps().daemonSets().inNamespace(NS).withName("railyard-agent").get();
+        var agentPod = agent.getSpec().getTemplate().getSpec();
+        assertThat(agentPod.getNodeSelector()).containsEntry("nvidia.com/gpu.present", "true");
+        assertThat(agentPod.getContainers().getFirst().getVolumeMounts())
+                .anySatisfy(v -> assertThat(v.getMountPath() + " ro=" + v.getReadOnly()).isEqualTo("/host/sys ro=true"));
+        assertThat(agentPod.getVolumes()).anySatisfy(v ->
+                assertThat(v.getHostPath() == null ? null : v.getHostPath().getPath())
+                        .isEqualTo("/var/lib/kubelet/pod-resources"));
+
+        // Service: the leader only, http 8888 and webhook 443; a ClusterIP was allocated.
+        Service service = client.services().inNamespace(NS).withName("railyard").get();
+        assertThat(service.getSpec().getSelector()).containsEntry("railyard.dev/leader", "true")
+                .containsEntry("app.kubernetes.io/component", "extender");
+        assertThat(service.getSpec().getPorts()).extracting(ServicePort::getName, ServicePort::getPort)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("http", 8888),
+                        org.assertj.core.groups.Tuple.tuple("webhook", 443));
+        assertThat(service.getSpec().getClusterIP()).isNotBlank().isNotEqualTo("None");
+
+        // PodDisruptionBudget: at most one extender replica evicted.
+        PodDisruptionBudget pdb = client.policy().v1().podDisruptionBudget().inNamespace(NS)
+                .withName("railyard-extender").get();
+        assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+
+        // Webhook: pods/binding CREATE, failurePolicy Ignore, 2 s, through the Service to /admission/pods-binding.
+        MutatingWebhookConfiguration webhook = client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                .withName("railyard-hints").get();
+        MutatingWebhook hook = webhook.getWebhooks().getFirst();
+        assertThat(hook.getFailurePolicy()).isEqualTo("Ignore");
+        assertThat(hook.getTimeoutSeconds()).isEqualTo(2);
+        assertThat(hook.getClientConfig().getService().getPath()).isEqualTo("/admission/pods-binding");
+        assertThat(hook.getRules().getFirst().getResources()).containsExactly("pods/binding");
+        assertThat(hook.getMatchConditions()).extracting(c -> c.getName()).containsExactly("volcano-gang-pod");
+
+        // RBAC: the rules the chart README lists (extender 11 cluster-wide in self-signed mode, 3 namespaced; agent 2).
+        ClusterRole extenderRole = client.rbac().clusterRoles().withName("railyard-extender").get();
+        assertThat(extenderRole.getRules()).hasSize(11);
+        Role extenderNsRole = client.rbac().roles().inNamespace(NS).withName("railyard-extender").get();
+        assertThat(extenderNsRole.getRules()).hasSize(3);
+        assertThat(client.rbac().clusterRoles().withName("railyard-agent").get().getRules()).hasSize(2);
+
+        // The Secret the extender fills (self-signed mode) exists; the chart writes no data into it.
+        Secret tls = client.secrets().inNamespace(NS).withName("railyard-webhook-tls").get();
+        assertThat(tls.getType()).isEqualTo("Opaque");
+    }
+
+    @Test
+    void onAClusterThatRunsPodsTheInstalledExtenderBecomesAvailableAndOneReplicaLeads() {
+        Assumptions.assumeTrue(CLUSTER.controlPlane().external(), "needs a cluster whose kubelets run the chart's "
+                + "pods, with the chart installed (test-e2e/kind/kind-e2e.sh); the local control plane has no kubelet "
+                + "for them");
+        // helm install --wait has returned; both replicas are Ready (informers synced, label routing).
+        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            Deployment d = client.apps().deployments().inNamespace(NS).withName("railyard-extender").get();
+            return d.getStatus() != null && Integer.valueOf(2).equals(d.getStatus().getAvailableReplicas());
+        });
+        // Exactly one replica carries the leader label, and it is the Lease's holder.
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).until(() -> client.pods()
+                .inNamespace(NS).withLabel("app.kubernetes.io/component", "extender")
+                .withLabel("railyard.dev/leader", "true").list().getItems().size() == 1);
+        Pod leader = client.pods().inNamespace(NS).withLabel("app.kubernetes.io/component", "extender")
+                .withLabel("railyard.dev/leader", "true").list().getItems().getFirst();
+        assertThat(client.leases().inNamespace(NS).withName("railyard").get().getSpec().getHolderIdentity())
+                .isEqualTo(leader.getMetadata().getName());
+        // The replicas wrote the self-signed certificate and its CA into the webhook configuration.
+        Secret tls = client.secrets().inNamespace(NS).withName("railyard-webhook-tls").get();
+        assertThat(tls.getData()).containsKeys("tls.crt", "tls.key", "ca.crt");
+        assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations().withName("railyard-hints")
+                .get().getWebhooks().getFirst().getClientConfig().getCaBundle()).isEqualTo(tls.getData().get("ca.crt"));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // RBAC: least privilege, by impersonating the chart's ServiceAccounts
+
+    /**
+     * One access the extender or agent code makes, or must never be able to make.
+     *
+     * @param namespace empty for cluster-wide (all namespaces, or cluster-scoped)
+     * @param name empty for any name
+     */
+    record Access(String serviceAccount, boolean allowed, String verb, String group, String resource,
+                  String subresource, String namespace, String name, String why) {
+        @Override
+        public String toString() {
+            return serviceAccount + " " + verb + " " + (group.isEmpty() ? "core" : group) + "/" + resource
+                    + (subresource.isEmpty() ? "" : "/" + subresource)
+                    + (namespace.isEmpty() ? " (all namespaces)" : " in " + namespace)
+                    + (name.isEmpty() ? "" : " named " + name) + " (" + why + ")";
+        }
+    }
+
+    private static Access allow(String sa, String verb, String group, String resource, String ns, String name,
+                                String why) {
+        String[] r = resource.split("/", 2);
+        return new Access(sa, true, verb, group, r[0], r.length > 1 ? r[1] : "", ns, name, why);
+    }
+
+    private static Access deny(String sa, String verb, String group, String resource, String ns, String name,
+                               String why) {
+        String[] r = resource.split("/", 2);
+        return new Access(sa, false, verb, group, r[0], r.length > 1 ? r[1] : "", ns, name, why);
+    }
+
+    /**
+     * The calls the code makes (source in each reason) and the ones the chart README says it must not have. The
+     * extender's informers list and watch every kind of {@code WatchedKind.ALL} in all namespaces.
+     */
+    static List<Access> accesses() {
+        String e = EXTENDER_SA;
+        String a = AGENT_SA;
+        List<Access> list = new ArrayList<>();
+        for (String verb : List.of("list", "watch")) {
+            list.add(allow(e, verb, "", "nodes", "", "", "ClusterCache informer, WatchedKind.NODE"));
+            list.add(allow(e, verb, "", "pods", "", "", "ClusterCache informer, WatchedKind.POD"));
+            list.add(allow(e, verb, "railyard.dev", "nodetopologies", "", "", "WatchedKind.NODE_TOPOLOGY"));
+            list.add(allow(e, verb, "whereabouts.cni.cncf.io", "ippools", "", "", "WatchedKind.IP_POOL"));
+            list.add(allow(e, verb, "whereabouts.cni.cncf.io", "overlappingrangeipreservations", "", "",
+                    "WatchedKind.OVERLAPPING_RANGE_RESERVATION"));
+            list.add(allow(e, verb, "whereabouts.cni.cncf.io", "nodeslicepools", "", "", "WatchedKind.NODE_SLICE_POOL"));
+            list.add(allow(e, verb, "k8s.cni.cncf.io", "network-attachment-definitions", "", "",
+                    "WatchedKind.NETWORK_ATTACHMENT_DEFINITION"));
+            list.add(allow(e, verb, "mellanox.com", "macvlannetworks", "", "", "WatchedKind.MACVLAN_NETWORK"));
+            list.add(allow(e, verb, "scheduling.volcano.sh", "podgroups", "", "", "WatchedKind.POD_GROUP"));
+            list.add(allow(e, verb, "topology.volcano.sh", "hypernodes", "", "", "WatchedKind.HYPER_NODE"));
+        }
+        list.add(allow(e, "get", "", "pods", "prod", "rdma-test-master-0", "HintBackfill reads the pod"));
+        list.add(allow(e, "patch", "", "pods", "prod", "rdma-test-master-0", "HintBackfill writes the hints"));
+        list.add(allow(e, "patch", "", "pods", NS, "railyard-extender-0", "LeaderElection leader label"));
+        list.add(allow(e, "create", "", "pods/binding", "prod", "rdma-test-master-0",
+                "BindingWriter: kube-scheduler bind verb"));
+        list.add(allow(e, "create", "", "events", "prod", "", "SchedulingEvents, HintBackfill (core/v1 Events)"));
+        list.add(allow(e, "create", "coordination.k8s.io", "leases", NS, "", "LeaderElection: first replica"));
+        list.add(allow(e, "get", "coordination.k8s.io", "leases", NS, "railyard", "LeaderElection"));
+        // fabric8 8.0 ResourceLock.update: a JSON merge patch carrying the resourceVersion (never a PUT).
+        list.add(allow(e, "patch", "coordination.k8s.io", "leases", NS, "railyard", "LeaderElection acquire, renew"));
+        list.add(allow(e, "get", "", "secrets", NS, "railyard-webhook-tls", "WebhookCertificateSecret read"));
+        list.add(allow(e, "update", "", "secrets", NS, "railyard-webhook-tls", "WebhookCertificateSecret write"));
+        list.add(allow(e, "get", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "railyard-hints",
+                "WebhookCertificateSecret caBundle read"));
+        list.add(allow(e, "patch", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "",
+                "railyard-hints", "WebhookCertificateSecret caBundle JSON patch"));
+
+        list.add(deny(e, "list", "", "secrets", "", "", "no secrets beyond one name"));
+        list.add(deny(e, "list", "", "secrets", NS, "", "no secrets beyond one name"));
+        list.add(deny(e, "get", "", "secrets", NS, "other", "no secrets beyond one name"));
+        list.add(deny(e, "get", "", "secrets", "prod", "railyard-webhook-tls", "the Secret only in the release namespace"));
+        list.add(deny(e, "delete", "", "pods", "prod", "", "no write on pods except patch"));
+        list.add(deny(e, "create", "", "pods", "prod", "", "no write on pods except patch"));
+        list.add(deny(e, "update", "", "pods", "prod", "", "no write on pods except patch"));
+        list.add(deny(e, "create", "", "pods/eviction", "prod", "", "Railyard never preempts"));
+        list.add(deny(e, "create", "", "pods/exec", "prod", "", "no exec"));
+        list.add(deny(e, "patch", "", "nodes", "", "", "nodes are read only"));
+        list.add(deny(e, "create", "railyard.dev", "nodetopologies", "", "", "only agents write NodeTopology"));
+        list.add(deny(e, "patch", "railyard.dev", "nodetopologies", "", "", "only agents write NodeTopology"));
+        list.add(deny(e, "patch", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "other",
+                "only its own webhook configuration"));
+        list.add(deny(e, "create", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "",
+                "only its own webhook configuration"));
+        list.add(deny(e, "patch", "coordination.k8s.io", "leases", NS, "other", "only its own Lease"));
+        list.add(deny(e, "update", "coordination.k8s.io", "leases", NS, "railyard", "the Lease is patched, never put"));
+        list.add(deny(e, "delete", "coordination.k8s.io", "leases", NS, "railyard", "a Lease is never deleted"));
+        list.add(deny(e, "get", "", "configmaps", NS, "", "reads no ConfigMap"));
+        list.add(deny(e, "create", "events.k8s.io", "events", "prod", "", "Events go through core/v1 only"));
+        list.add(deny(e, "create", "", "serviceaccounts/token", NS, "railyard-extender", "mints no tokens"));
+        list.add(deny(e, "update", "scheduling.volcano.sh", "podgroups", "prod", "", "Volcano objects are read only"));
+        list.add(deny(e, "impersonate", "", "users", "", "", "no impersonation"));
+
+        list.add(allow(a, "create", "railyard.dev", "nodetopologies", "", "",
+                "NodeTopologyPublisher: create after a 404 apply"));
+        list.add(allow(a, "patch", "railyard.dev", "nodetopologies", "", "", "NodeTopologyPublisher: apply"));
+        list.add(allow(a, "patch", "railyard.dev", "nodetopologies/status", "", "",
+                "NodeTopologyPublisher: status apply"));
+        // fabric8 8.0 HasMetadataOperation.patch(PatchContext, String) on a name reads the object first
+        // (getItemOrRequireFromServer): the publisher's status apply is such a call.
+        list.add(allow(a, "get", "railyard.dev", "nodetopologies", "", "gpu-own",
+                "NodeTopologyPublisher: fabric8 reads before the status apply"));
+        list.add(deny(a, "list", "railyard.dev", "nodetopologies", "", "", "reads no other node's object in bulk"));
+        list.add(deny(a, "watch", "railyard.dev", "nodetopologies", "", "", "reads no other node's object in bulk"));
+        list.add(deny(a, "update", "railyard.dev", "nodetopologies", "", "", "apply is a patch"));
+        list.add(deny(a, "delete", "railyard.dev", "nodetopologies", "", "", "never deletes"));
+        list.add(deny(a, "update", "railyard.dev", "nodetopologies/status", "", "", "apply is a patch"));
+        list.add(deny(a, "get", "", "nodes", "", "", "reads its host, not the API"));
+        list.add(deny(a, "list", "", "pods", "", "", "allocations come from the kubelet's PodResources API"));
+        list.add(deny(a, "get", "", "configmaps", NS, "", "the rdma config is a mounted file"));
+        list.add(deny(a, "get", "", "secrets", NS, "railyard-webhook-tls", "no secrets"));
+        list.add(deny(a, "create", "", "events", NS, "", "writes no Events"));
+        return list;
+    }
+
+    @Test
+    void eachServiceAccountMayMakeTheCallsItsCodeMakesAndNoOthers() throws IOException {
+        deployDefault();
+        List<String> wrong = new ArrayList<>();
+        Map<String, List<Access>> bySa = accesses().stream().collect(Collectors.groupingBy(Access::serviceAccount));
+        for (var entry : bySa.entrySet()) {
+            try (KubernetesClient as = impersonating(entry.getKey(), Map.of())) {
+                for (Access access : entry.getValue()) {
+                    SelfSubjectAccessReview review = as.authorization().v1().selfSubjectAccessReview().create(
+                            new SelfSubjectAccessReviewBuilder().withNewSpec().withNewResourceAttributes()
+                                    .withVerb(access.verb()).withGroup(access.group()).withResource(access.resource())
+                                    .withSubresource(access.subresource()).withNamespace(access.namespace())
+                                    .withName(access.name()).endResourceAttributes().endSpec().build());
+                    if (review.getStatus().getAllowed() != access.allowed()) {
+                        wrong.add((access.allowed() ? "denied but needed: " : "allowed but must not be: ") + access);
+                    }
+                }
+            }
+        }
+        assertThat(wrong).as("RBAC answers that differ from what the code needs").isEmpty();
+
+        // Real requests, not only reviews: the extender lists pods everywhere but cannot list Secrets.
+        try (KubernetesClient extender = impersonating(EXTENDER_SA, Map.of())) {
+            assertThat(extender.pods().inAnyNamespace().list().getItems()).isNotNull();
+            assertThatThrownBy(() -> extender.secrets().inAnyNamespace().list())
+                    .isInstanceOfSatisfying(KubernetesClientException.class, ex -> assertThat(ex.getCode()).isEqualTo(403));
+        }
+    }
+
+    @Test
+    void theExtendersCertificateAndLeaderCodeWorksUnderItsServiceAccount() throws IOException {
+        deployDefault();
+        try (KubernetesClient extender = impersonating(EXTENDER_SA, Map.of())) {
+            // Self-signed mode exactly as `serve --webhook-self-signed` runs it with the chart's names.
+            ServingCertificate cert = WebhookCertificateSecret.of(extender, NS, "railyard-webhook-tls",
+                    "railyard-hints", "railyard", Clock.systemUTC()).ensure();
+
+            assertThat(cert.certificate().getSubjectX500Principal().getName()).isEqualTo("CN=railyard.railyard-system.svc");
+            Secret tls = client.secrets().inNamespace(NS).withName("railyard-webhook-tls").get();
+            assertThat(tls.getData()).containsKeys("tls.crt", "tls.key", "ca.crt");
+            MutatingWebhookConfiguration webhook = client.admissionRegistration().v1()
+                    .mutatingWebhookConfigurations().withName("railyard-hints").get();
+            assertThat(webhook.getWebhooks().getFirst().getClientConfig().getCaBundle())
+                    .isEqualTo(tls.getData().get("ca.crt"));
+
+            if (CLUSTER.controlPlane().external()) {
+                // The installed extender holds the Lease there; a second candidate would only wait.
+                return;
+            }
+            // Leader election on the chart's Lease name (values: leaseName empty = the full name, railyard), with
+            // label routing: the leader labels its own pod, which the Service selects. A pod object stands in for
+            // the replica (nothing schedules or runs it here).
+            Pod replica = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata()
+                    .withName("railyard-extender-0").endMetadata().withNewSpec().addNewContainer().withName("extender")
+                    .withImage("railyard:test").endContainer().endSpec().build()).create();
+            try (LeaderElection election = new LeaderElection(extender, NS, "railyard", replica.getMetadata().getName(),
+                    "railyard.dev/leader", new SimpleMeterRegistry())) {
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(election::leading);
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> "true".equals(
+                        client.pods().inNamespace(NS).withName("railyard-extender-0").get().getMetadata().getLabels()
+                                .get("railyard.dev/leader")));
+                // Renewals (every 2 s, a patch) keep it leading past the 10 s renew deadline.
+                await().pollDelay(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(13)).until(election::leading);
+                Lease lease = client.leases().inNamespace(NS).withName("railyard").get();
+                assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("railyard-extender-0");
+            } finally {
+                client.pods().inNamespace(NS).withName("railyard-extender-0").withGracePeriod(0).delete();
+            }
+        }
+    }
+
+    @Test
+    void anAgentMayPublishOnlyItsOwnNodesTopology() throws IOException {
+        deployDefault();
+        NodeTopology own = FixtureMachines.nodeTopology("gpu-own", FixtureMachines.PCIE_8GPU);
+        NodeTopology other = FixtureMachines.nodeTopology("gpu-other", FixtureMachines.PCIE_8GPU);
+        try (KubernetesClient agentOnOwn = impersonating(AGENT_SA, Map.of(NODE_NAME_EXTRA, List.of("gpu-own")));
+             KubernetesClient agentWithoutNode = impersonating(AGENT_SA, Map.of())) {
+            NodeTopologyPublisher publisher = new NodeTopologyPublisher(agentOnOwn);
+            try {
+                // The agent's own write path (server-side apply of the object, then of its status).
+                publisher.publish(new DesiredNodeTopology("gpu-own", own.getSpec(), own.getStatus()));
+                GenericKubernetesResource written = client.genericKubernetesResources("railyard.dev/v1alpha1",
+                        "NodeTopology").withName("gpu-own").get();
+                assertThat(written).isNotNull();
+                assertThat((List<?>) written.get("spec", "gpus")).hasSize(8);   // case-06: 8 GPUs
+                assertThat((Object) written.get("status")).isNotNull();
+
+                // Another node's object: the ValidatingAdmissionPolicy refuses it (it takes effect a moment after
+                // its creation, hence the wait), with the policy's message.
+                KubernetesClientException refused = await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(500)).until(() -> publishError(publisher, other), e -> e != null);
+                assertThat(refused.getCode()).isEqualTo(403);
+                assertThat(HelmChart.serverMessage(refused)).contains(
+                        "a Railyard agent may only write the NodeTopology of its own node: its token is bound to node "
+                                + "\"gpu-own\", the object is \"gpu-other\"");
+
+                // A token bound to no node may write nothing.
+                KubernetesClientException noNode = publishError(new NodeTopologyPublisher(agentWithoutNode), own);
+                assertThat(noNode).isNotNull();
+                assertThat(noNode.getCode()).isEqualTo(403);
+                assertThat(HelmChart.serverMessage(noNode)).contains("its token is bound to node \"\"");
+            } finally {
+                for (String name : List.of("gpu-own", "gpu-other")) {
+                    client.genericKubernetesResources("railyard.dev/v1alpha1", "NodeTopology").withName(name).delete();
+                }
+            }
+        }
+    }
+
+    private static KubernetesClientException publishError(NodeTopologyPublisher publisher, NodeTopology topology) {
+        try {
+            publisher.publish(new DesiredNodeTopology(topology.getMetadata().getName(), topology.getSpec(),
+                    topology.getStatus()));
+            return null;
+        } catch (KubernetesClientException e) {
+            return e;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    /**
+     * Creates the default rendering once per class, in helm's install order: every object the cluster does not
+     * have yet (helm install semantics for {@code crds/}: an existing CRD, here the one the control plane installed
+     * from the same file, is left alone). On an external cluster where {@code test-e2e/kind/kind-e2e.sh} has run
+     * {@code helm install}, everything exists already and nothing is created.
+     */
+    private List<HelmChart.Manifest> deployDefault() throws IOException {
+        if (deployed != null) {
+            return deployed;
+        }
+        List<HelmChart.Manifest> manifests = chart.render("default-deployed", "default");
+        for (HelmChart.Manifest m : manifests) {
+            if (client.resource(m.object()).get() != null) {
+                continue;
+            }
+            try {
+                client.resource(m.object()).fieldValidation(FieldValidateable.Validation.STRICT).create();
+            } catch (KubernetesClientException e) {
+                throw new AssertionError("default: " + m.ref() + " (" + m.source() + ") refused on create: HTTP "
+                        + e.getCode() + ": " + HelmChart.serverMessage(e), e);
+            }
+        }
+        deployed = manifests;
+        return manifests;
+    }
+
+    /**
+     * A client acting as ServiceAccount {@code name} of the release namespace, with the groups the API server
+     * gives every ServiceAccount token, and {@code extra} user info (e.g. the bound node name).
+     */
+    private KubernetesClient impersonating(String name, Map<String, List<String>> extra) {
+        Config config = Config.fromKubeconfig(CLUSTER.controlPlane().kubeconfig().toFile());
+        config.setRequestTimeout(30_000);
+        config.setImpersonateUsername("system:serviceaccount:" + NS + ":" + name);
+        config.setImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated");
+        config.setImpersonateExtras(extra);
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    private static Map<String, Integer> kindCounts(List<HelmChart.Manifest> manifests) {
+        return new TreeMap<>(manifests.stream().collect(Collectors.groupingBy(HelmChart.Manifest::kind,
+                Collectors.summingInt(m -> 1))));
+    }
+
+    private static Path resource(String dir) {
+        try {
+            return Path.of(HelmChartIT.class.getResource(dir).toURI());
+        } catch (URISyntaxException | NullPointerException e) {
+            throw new IllegalStateException("test resources directory " + dir + " not on the classpath", e);
+        }
+    }
+}
