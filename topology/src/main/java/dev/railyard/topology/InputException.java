@@ -82,6 +82,17 @@ public class InputException extends RuntimeException {
             if (t instanceof CharacterCodingException || t instanceof CharConversionException) {
                 return "not UTF-8 text (a binary file?)";
             }
+            if (t instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException c) {
+                // "Document nesting depth (1001) exceeds the maximum allowed (1000, from
+                // `StreamReadConstraints.getMaxNestingDepth()`)" and the like for sizes
+                Matcher limit = Pattern.compile("maximum allowed \\((\\d+)").matcher(String.valueOf(c.getMessage()));
+                String max = limit.find() ? limit.group(1) : null;
+                String m = String.valueOf(c.getMessage()).toLowerCase(Locale.ROOT);
+                if (m.contains("nesting depth")) {
+                    return "nested more than " + (max == null ? "the allowed number of" : max) + " levels deep";
+                }
+                return "a value larger than the parser allows" + (max == null ? "" : " (" + max + ")");
+            }
         }
         java.io.IOException io = underlyingIo(cause);
         if (io != null) {

@@ -114,6 +114,11 @@ class InputExceptionTest {
         assertThat(InputException.reading("a.yaml", syntax)).hasMessage(
                 "a.yaml line 1, column 9: while parsing a flow sequence: expected ',' or ']', but got <stream end>");
 
+        // Jackson: StreamConstraintsException "Document nesting depth (1001) exceeds the maximum allowed (1000, from
+        // `StreamReadConstraints.getMaxNestingDepth()`)"
+        Throwable deep = catchThrowable(() -> YAML.readValue("a: " + "[".repeat(1500) + "]".repeat(1500), Object.class));
+        assertThat(InputException.reason(deep)).isEqualTo("nested more than 1000 levels deep");
+
         // a binary file handed to the YAML reader: Jackson wraps the CharConversionException
         Throwable binary = catchThrowable(() -> YAML.readValue(new byte[]{'a', ':', ' ', (byte) 0x91, (byte) 0xfe},
                 Config.class));

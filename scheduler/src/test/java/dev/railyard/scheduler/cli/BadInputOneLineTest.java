@@ -221,4 +221,24 @@ class BadInputOneLineTest {
                             + "refused: is the API server running and the kubeconfig's server address right?)");
         }
     }
+
+    @CommandLine.Command(name = "oom")
+    static final class RunsOutOfMemory implements Runnable {
+        @Override
+        public void run() {
+            // what Files.readAllBytes threw for `railyard env --hints-file /dev/zero` (hints/HintFile)
+            throw new OutOfMemoryError("Java heap space");
+        }
+    }
+
+    @Test
+    void anOutOfMemoryErrorIsOneLineNotAStackTrace() {
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(new RunsOutOfMemory());
+        cmd.setErr(new PrintWriter(err));
+        // was: "Exception in thread "main" java.lang.OutOfMemoryError: Java heap space" and 17 "at" lines
+        assertThat(RailyardCommand.execute(cmd)).isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("railyard: internal error: out of memory (an input far larger than "
+                + "expected? raise -Xmx through RAILYARD_JAVA_OPTS)" + System.lineSeparator());
+    }
 }
