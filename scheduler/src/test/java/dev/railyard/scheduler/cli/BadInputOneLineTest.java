@@ -222,6 +222,28 @@ class BadInputOneLineTest {
         }
     }
 
+    @Test
+    void snapshotWarningsNameBinaryAndTooDeepFilesInWords() throws IOException {
+        Path snap = Files.createDirectory(tmp.resolve("snap"));
+        try (var files = Files.list(resource("/snapshots/demo"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, snap.resolve(f.getFileName().toString()));
+            }
+        }
+        binary("snap/bin.yaml");
+        Files.writeString(snap.resolve("deep.yaml"), "a: " + "[".repeat(1500) + "]".repeat(1500) + "\n");
+        Run run = run("pools", "--snapshot", snap.toString());
+        assertThat(run.rc()).isZero();
+        // (line and column as the YAML reader reports them); was: "bin.yaml line 1, column 1 (document 1):
+        // java.io.CharConversionException: Invalid UTF-8 start byte 0x91 ..." and "deep.yaml (document 1):
+        // Document nesting depth (1001) exceeds the maximum allowed (1000, from
+        // `StreamReadConstraints.getMaxNestingDepth()`)"
+        assertThat(run.out()).contains("  bin.yaml line 1, column 2 (document 1): not UTF-8 text (a binary file?); "
+                        + "nothing of this file is used\n")
+                .contains("  deep.yaml (document 1): nested more than 1000 levels deep; nothing of this file is used\n")
+                .doesNotContain("java.").doesNotContain("StreamReadConstraints");
+    }
+
     @CommandLine.Command(name = "oom")
     static final class RunsOutOfMemory implements Runnable {
         @Override
