@@ -256,7 +256,7 @@ final class ServeCommand implements Callable<Integer> {
         log.info("serving Volcano verbs {} and kube-scheduler verbs {}", VolcanoExtender.PREFIX, KubeExtender.PREFIX);
         if (noCluster) {
             log.warn("--no-cluster: no Kubernetes API server, so every answer is neutral (all nodes pass with score "
-                    + "{}, gangs are admitted and ready) and kube-scheduler binds are refused", r.neutralScore());
+                    + "{}, gang admission abstains, gangs are ready) and kube-scheduler binds are refused", r.neutralScore());
         }
         stopped.await();
         return 0;
