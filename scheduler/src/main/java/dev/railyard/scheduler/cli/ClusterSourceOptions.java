@@ -98,6 +98,8 @@ final class ClusterSourceOptions {
         try {
             // kubectl's rules (KUBECONFIG, ~/.kube/config, in-cluster); one retry only: a person is waiting
             Config config = Config.autoConfigure(null);
+            ApiServerConfigSource.require("give --snapshot DIR to read saved objects instead "
+                    + "(docs/explain.md, Snapshot directories)");
             config.setRequestRetryBackoffLimit(1);
             client = new KubernetesClientBuilder().withConfig(config).build();
         } catch (KubernetesClientException | IllegalStateException e) {

@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -70,7 +71,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
     /**
      * Connects and starts the informers (does not wait for them to sync: until then answers are neutral).
      *
-     * @throws InputException when the kubeconfig or the fabric file cannot be read
+     * @throws InputException when the kubeconfig or the fabric file cannot be read, or there is no API server
+     *                        configuration at all (no kubeconfig, not in a pod)
      */
     static ClusterWiring start(Path kubeconfig, Path fabricFile, int neutralScore, MeterRegistry registry,
                                Leadership leadership) {
@@ -108,14 +110,20 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
 
     private static KubernetesClient connect(Path kubeconfig) {
         if (kubeconfig == null) {
-            return new KubernetesClientBuilder().build();
+            Config config = Config.autoConfigure(null);
+            String from = ApiServerConfigSource.require(
+                    "give --kubeconfig FILE, or run with --no-cluster to try the protocols without a cluster");
+            LoggerFactory.getLogger(ClusterWiring.class).info("watching the Kubernetes API server {} ({})",
+                    config.getMasterUrl(), from);
+            return new KubernetesClientBuilder().withConfig(config).build();
         }
         try {
-            return new KubernetesClientBuilder()
-                    .withConfig(Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString()))
-                    .build();
+            Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
+            LoggerFactory.getLogger(ClusterWiring.class).info("watching the Kubernetes API server {} (kubeconfig {})",
+                    config.getMasterUrl(), kubeconfig);
+            return new KubernetesClientBuilder().withConfig(config).build();
         } catch (IOException e) {
-            throw new InputException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
+            throw new InputException("cannot read kubeconfig " + kubeconfig + ": " + InputException.reason(e), e);
         } catch (RuntimeException e) {
             throw new InputException("kubeconfig " + kubeconfig + " is not usable: " + e.getMessage());
         }

@@ -1,6 +1,5 @@
 package dev.railyard.scheduler.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -98,7 +97,7 @@ final class DemoCluster {
         } catch (java.nio.file.NoSuchFileException e) {
             throw new InputException(where + name + ": no such file");
         } catch (IOException e) {
-            throw new InputException(where + name + ": " + e.getMessage(), e);
+            throw InputException.reading(where + name, e);
         }
     }
 
@@ -124,15 +123,11 @@ final class DemoCluster {
         ClusterDoc doc;
         try (InputStream in = files.open("cluster.yaml")) {
             doc = YAML.readValue(in, ClusterDoc.class);
-        } catch (JsonProcessingException e) {
-            var loc = e.getLocation();
-            throw new InputException(where + clusterName + (loc == null ? "" : " line " + loc.getLineNr()
-                    + ", column " + loc.getColumnNr()) + ": " + e.getOriginalMessage().lines().findFirst().orElse(""),
-                    e);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new InputException(where + clusterName + ": no such file");
         } catch (IOException e) {
-            throw new InputException(where + clusterName + ": " + e.getMessage(), e);
+            // Jackson's exceptions included: key, line and column in words, no Java type names
+            throw InputException.reading(where + clusterName, e);
         }
         if (doc == null || doc.machines() == null || doc.nodes() == null) {
             throw new InputException(where + clusterName + ": 'machines' and 'nodes' are required");
@@ -177,7 +172,7 @@ final class DemoCluster {
                 throw new InputException(where + fabricName + ": no such file");
             }
         } catch (IOException e) {
-            throw new InputException(where + fabricName + ": " + e.getMessage(), e);
+            throw InputException.reading(where + fabricName, e);
         }
         String ns = doc.networkNamespace() == null ? "default" : doc.networkNamespace();
         List<SecondaryNetwork> networks = new ArrayList<>();

@@ -127,7 +127,7 @@ final class EnvCommand implements Callable<Integer> {
                 addresses = PodAddresses.parseIpAddr(Files.readString(ipAddrFile, StandardCharsets.UTF_8),
                         ipAddrFile.toString());
             } catch (IOException e) {
-                throw new InputException("cannot read --ip-addr-file " + ipAddrFile + ": " + e.getMessage());
+                throw new InputException("cannot read --ip-addr-file " + ipAddrFile + ": " + InputException.reason(e), e);
             }
         } else {
             try {
@@ -168,13 +168,17 @@ final class EnvCommand implements Callable<Integer> {
     }
 
     private static void write(Path file, String text) {
+        Path dir = file.toAbsolutePath().getParent();
+        if (!Files.isDirectory(dir)) {
+            // the temporary file's name in the JDK's message would only confuse: name the missing directory
+            throw new InputException("cannot write --env-file " + file + ": directory " + dir + " does not exist");
+        }
         try {
-            Path dir = file.toAbsolutePath().getParent();
             Path tmp = Files.createTempFile(dir, ".railyard-env", ".tmp");
             Files.writeString(tmp, text, StandardCharsets.UTF_8);
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new InputException("cannot write --env-file " + file + ": " + e.getMessage());
+            throw new InputException("cannot write --env-file " + file + ": " + InputException.reason(e), e);
         }
     }
 }

@@ -57,6 +57,12 @@ final class ExplainCommand implements Runnable {
         public Integer call() {
             source.checkOutput();
             List<VolcanoJobTemplate.Job> jobs = null;
+            if (!target.matches("[^/.][^/]*(/[^/]+)?") && Files.isDirectory(Path.of(target))) {
+                // a path that cannot be NS/NAME and is a directory: "expected NAMESPACE/NAME" would hide that the
+                // path exists, and a directory is what --snapshot takes
+                throw new InputException(target + ": is a directory; give a Volcano Job YAML file or NS/NAME "
+                        + "(a snapshot directory goes to --snapshot)");
+            }
             if (looksLikeFile(target)) {
                 jobs = VolcanoJobTemplate.read(Path.of(target));
             }

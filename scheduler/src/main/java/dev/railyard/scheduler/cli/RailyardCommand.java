@@ -42,6 +42,27 @@ public final class RailyardCommand implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(execute(commandLine(), args));
+    }
+
+    /**
+     * Runs {@code cmd}; the JVM errors picocli does not handle (out of memory on an input far larger than expected,
+     * a stack overflow) become one line on stderr and exit code 1 instead of a stack trace.
+     *
+     * @return the exit code
+     */
+    static int execute(CommandLine cmd, String... args) {
+        try {
+            return cmd.execute(args);
+        } catch (OutOfMemoryError | StackOverflowError e) {
+            if (System.getenv("RAILYARD_DEBUG") != null) {
+                e.printStackTrace(cmd.getErr());
+            }
+            cmd.getErr().println("railyard: internal error: " + (e instanceof OutOfMemoryError
+                    ? "out of memory (an input far larger than expected? raise -Xmx through RAILYARD_JAVA_OPTS)"
+                    : "stack overflow (an input nested far deeper than expected?)"));
+            cmd.getErr().flush();
+            return 1;
+        }
     }
 }

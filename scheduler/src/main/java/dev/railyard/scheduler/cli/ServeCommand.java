@@ -211,6 +211,7 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Resolved r = resolve();
         checkWebhookFlags();
+        checkNoClusterFlags();
         configureLogging(r.logLevel());
         Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
@@ -220,9 +221,6 @@ final class ServeCommand implements Callable<Integer> {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
 
-        if (noCluster && fabricFile != null) {
-            throw new InputException("--fabric has no effect with --no-cluster (every answer is neutral); drop one of them");
-        }
         ClusterWiring wiring = noCluster ? null : ClusterWiring.start(kubeconfig, fabricFile, r.neutralScore(), registry,
                 leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName, identity(), leaderLabel,
                         r.leaderTiming(), () -> {
@@ -284,7 +282,7 @@ final class ServeCommand implements Callable<Integer> {
         } catch (TlsSettings.TlsException e) {
             throw new InputException(e.getMessage());
         } catch (IOException e) {
-            throw new InputException("cannot listen on " + r.server().address() + ": " + e.getMessage());
+            throw new InputException("cannot listen on " + hostPort(r.server().address()) + ": " + e.getMessage());
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -302,8 +300,52 @@ final class ServeCommand implements Callable<Integer> {
             stopped.countDown();
         }, "railyard-shutdown"));
         log.info("serving Volcano verbs {} and kube-scheduler verbs {}", VolcanoExtender.PREFIX, KubeExtender.PREFIX);
+        if (noCluster) {
+            log.warn("--no-cluster: no Kubernetes API server, so every answer is neutral (all nodes pass with score "
+                    + "{}, gang admission abstains, gangs are ready) and kube-scheduler binds are refused", r.neutralScore());
+        }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * {@code --no-cluster} runs without a Kubernetes client, so the flags that only act through one (the fabric,
+     * the kubeconfig, leader election, the admission webhook) would be silently ignored: refuse them instead.
+     *
+     * @throws InputException naming the flags at fault
+     */
+    void checkNoClusterFlags() {
+        if (!noCluster) {
+            return;
+        }
+        List<String> given = new ArrayList<>();
+        addIf(given, fabricFile != null, "--fabric");
+        addIf(given, kubeconfig != null, "--kubeconfig");
+        addIf(given, leaderElect, "--leader-elect");
+        addIf(given, leaseNamespace != null, "--leader-elect-lease-namespace");
+        addIf(given, leaderLabel != null, "--leader-label");
+        addIf(given, webhookPort != null, "--webhook-port");
+        addIf(given, webhookTlsCert != null, "--webhook-tls-cert");
+        addIf(given, webhookTlsKey != null, "--webhook-tls-key");
+        addIf(given, webhookSelfSigned, "--webhook-self-signed");
+        if (given.isEmpty()) {
+            return;
+        }
+        throw new InputException(String.join(", ", given) + (given.size() == 1 ? " has" : " have")
+                + " no effect with --no-cluster (every answer is neutral); drop "
+                + (given.size() == 1 ? "one of them" : "them or --no-cluster"));
+    }
+
+    private static void addIf(List<String> list, boolean condition, String flag) {
+        if (condition) {
+            list.add(flag);
+        }
+    }
+
+    /** @return {@code host:port}, IPv6 in brackets, without {@link InetSocketAddress#toString()}'s leading slash */
+    static String hostPort(InetSocketAddress address) {
+        String host = address.getAddress() != null ? address.getAddress().getHostAddress() : address.getHostString();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 
     /**

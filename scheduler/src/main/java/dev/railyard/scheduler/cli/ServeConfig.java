@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.railyard.topology.InputException;
@@ -88,13 +90,26 @@ record ServeConfig(Server server, Placement placement, Volcano volcano, Logging 
             throw new InputException(file + ": unknown key \"" + keyPath(e) + "\""
                     + (e.getKnownPropertyIds() == null ? "" : " (known here: " + known(e) + ")"));
         } catch (JsonMappingException e) {
-            throw new InputException(file + where(e) + ": bad value for \"" + keyPath(e) + "\": "
-                    + firstSentence(e.getOriginalMessage()));
+            if (notUtf8(e)) {
+                throw new InputException(file + ": " + InputException.reason(e), e);
+            }
+            String detail = e instanceof MismatchedInputException m && !(e instanceof InvalidFormatException)
+                    // "expected a mapping, got a list" instead of Jackson's "Cannot deserialize value of type
+                    // `dev.railyard...ServeConfig$Server` from Array value"
+                    ? InputException.reason(m).replaceFirst("^\"[^\"]*\": ", "")
+                    : firstSentence(e.getOriginalMessage());
+            throw new InputException(file + where(e) + ": bad value for \"" + keyPath(e) + "\": " + detail, e);
         } catch (JsonProcessingException e) {
-            throw new InputException(file + where(e) + ": " + e.getOriginalMessage().replaceAll("\\s+", " "));
+            throw new InputException(file + (notUtf8(e) ? "" : where(e)) + ": " + (notUtf8(e)
+                    ? InputException.reason(e) : e.getOriginalMessage().replaceAll("\\s+", " ")), e);
         } catch (IOException e) {
-            throw new InputException(file + ": cannot read config: " + e.getMessage());
+            throw new InputException(file + ": cannot read config: " + InputException.reason(e), e);
         }
+    }
+
+    /** @return true when the file is not UTF-8 text (Jackson wraps the decoder's exception) */
+    private static boolean notUtf8(Throwable e) {
+        return InputException.reason(e).startsWith("not UTF-8");
     }
 
     private static String where(JsonProcessingException e) {

@@ -114,7 +114,8 @@ final class TopologyPairCommand implements Callable<Integer> {
     private String table(NodeTopologySpec node) {
         StringBuilder b = new StringBuilder();
         b.append(file).append(": ").append(sourceName(node.source())).append(", ").append(node.gpus().size())
-                .append(" GPUs, ").append(node.hcas().size()).append(" HCAs, ")
+                .append(node.gpus().size() == 1 ? " GPU, " : " GPUs, ").append(node.hcas().size())
+                .append(node.hcas().size() == 1 ? " HCA, " : " HCAs, ")
                 .append(node.complete() ? "complete" : "INCOMPLETE (damaged dump, see warnings)").append('\n');
         if (node.pairs().isEmpty()) {
             b.append("No GPU could be paired with an HCA.\n");

@@ -75,6 +75,12 @@ public final class ClusterListing {
      *         of the first specific cause ({@code ConnectException}), else the exception's own message
      */
     private static String rootMessage(Throwable e) {
+        String network = networkProblem(e);
+        if (network != null) {
+            // fabric8's "Operation: [list] for kind: [Node] with name: [null] in namespace: [null] failed." only
+            // repeats what the caller says; the network failure under it is what a person can act on
+            return network;
+        }
         String withMessage = null;
         String named = null;
         for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
@@ -86,6 +92,31 @@ public final class ClusterListing {
         }
         String top = e.getMessage() == null ? "" : e.getMessage();
         return withMessage != null ? top + " (" + withMessage + ")" : named != null ? top + " (" + named + ")" : top;
+    }
+
+    /**
+     * @return the failure to reach the API server in words ("cannot connect (connection refused ...)", "unknown
+     *         host ...", "timed out", "TLS handshake failed: ..."), or null when the server was reached
+     */
+    static String networkProblem(Throwable e) {
+        for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
+            String m = t.getMessage() == null || t.getMessage().isBlank() ? null : t.getMessage();
+            if (t instanceof java.net.UnknownHostException) {
+                return "unknown host" + (m == null ? "" : " " + m);
+            }
+            if (t instanceof java.net.http.HttpConnectTimeoutException || t instanceof java.net.SocketTimeoutException
+                    || t instanceof java.net.http.HttpTimeoutException) {
+                return "timed out" + (m == null ? "" : " (" + m + ")");
+            }
+            if (t instanceof java.net.ConnectException) {
+                return "cannot connect" + (m == null ? " (connection refused: is the API server running and the "
+                        + "kubeconfig's server address right?)" : ": " + m);
+            }
+            if (t instanceof javax.net.ssl.SSLException) {
+                return "TLS handshake failed" + (m == null ? "" : ": " + m);
+            }
+        }
+        return null;
     }
 
     private static String oneLine(String s) {

@@ -177,7 +177,7 @@ public final class SnapshotDirectory {
                         : kept == 1 ? "the object before it is used, the rest of the file is skipped"
                         : "the " + kept + " objects before it are used, the rest of the file is skipped"));
             } catch (IOException | RuntimeException e) {
-                warnings.add(name + ": cannot read: " + oneLine(e.getMessage()));
+                warnings.add(name + ": cannot read: " + oneLine(InputException.reason(e)));
             }
             if (!ignored.isEmpty()) {
                 List<String> parts = new ArrayList<>();
@@ -335,18 +335,9 @@ public final class SnapshotDirectory {
      *         in its message ({@code while parsing a flow sequence: expected ',' or ']', but got <stream end>})
      */
     public static String problem(JsonProcessingException e) {
-        String m = e.getOriginalMessage();
-        if (m == null) {
-            return "unreadable";
-        }
-        List<String> parts = new ArrayList<>();
-        for (String line : m.split("\\R")) {
-            if (line.isBlank() || line.startsWith(" ") || line.startsWith("\t")) {
-                continue;
-            }
-            parts.add(line.trim());
-        }
-        return oneLine(parts.isEmpty() ? m : String.join(": ", parts));
+        // in words: "not UTF-8 text (a binary file?)", "nested more than 1000 levels deep", the parser's first
+        // lines without Java type names
+        return oneLine(InputException.reason(e));
     }
 
     private static String oneLine(String s) {

@@ -82,7 +82,7 @@ public final class ExplanationTable {
             b.append("plan: ").append(nodes).append(nodes == 1 ? " node" : " nodes").append(" in ")
                     .append(g.domain().name()).append(" (tier ").append(g.domain().tier()).append(", ")
                     .append(g.domain().tierName()).append("); ").append(g.cost().hops())
-                    .append(" switch hops between pods, local cost ").append(g.cost().local()).append(", ")
+                    .append(g.cost().hops() == 1 ? " switch hop" : " switch hops").append(" between pods, local cost ").append(g.cost().local()).append(", ")
                     .append(g.cost().slack()).append(" GPUs left free in the domain");
             if (!g.cost().relaxed().isEmpty()) {
                 b.append("; relaxed: ").append(String.join(", ", g.cost().relaxed()));

@@ -1,6 +1,5 @@
 package dev.railyard.scheduler.explain;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,7 +9,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.PodView;
-import dev.railyard.scheduler.cluster.SnapshotDirectory;
 import dev.railyard.scheduler.cluster.VolcanoObjectConverter;
 import dev.railyard.topology.InputException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -94,12 +92,9 @@ public final class VolcanoJobTemplate {
                     jobs.add(of(resource(n, where), where));
                 }
             }
-        } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            throw new InputException(name + (loc == null ? "" : " line " + loc.getLineNr() + ", column "
-                    + loc.getColumnNr()) + ": " + SnapshotDirectory.problem(e), e);
         } catch (IOException e) {
-            throw new InputException(name + ": cannot read: " + e.getMessage(), e);
+            // Jackson's exceptions included: line and column, no Java exception names ("not UTF-8 text")
+            throw InputException.reading(name, e);
         }
         if (jobs.isEmpty()) {
             throw new InputException(name + ": no Volcano Job in it");

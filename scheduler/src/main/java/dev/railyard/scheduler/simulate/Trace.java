@@ -1,6 +1,5 @@
 package dev.railyard.scheduler.simulate;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -50,12 +49,9 @@ public final class Trace {
             doc = YAML.readValue(Files.newInputStream(file), Doc.class);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": no such file");
-        } catch (JsonProcessingException e) {
-            var loc = e.getLocation();
-            throw new InputException(file + (loc == null ? "" : " line " + loc.getLineNr() + ", column "
-                    + loc.getColumnNr()) + ": " + e.getOriginalMessage().lines().findFirst().orElse(""), e);
         } catch (IOException e) {
-            throw new InputException(file + ": cannot read: " + e.getMessage(), e);
+            // Jackson's exceptions included: key, line and column in words, no Java type names
+            throw InputException.reading(file.toString(), e);
         }
         if (doc == null || doc.jobs() == null || doc.jobs().isEmpty()) {
             throw new InputException(file + ": no jobs (key 'jobs' is required)");

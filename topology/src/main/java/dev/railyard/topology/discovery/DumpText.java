@@ -3,6 +3,7 @@ package dev.railyard.topology.discovery;
 import dev.railyard.topology.InputException;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -49,11 +50,21 @@ final class DumpText {
                 throw new InputException(input + ": " + size + " bytes, larger than the " + maxBytes
                         + "-byte limit for a topology dump");
             }
-            return Files.readAllBytes(input);
+            // Files.size is 0 for a device or pipe (/dev/zero, <(cmd)): read at most one byte past the limit
+            // instead of readAllBytes, which would run out of memory on an endless stream
+            byte[] bytes;
+            try (InputStream in = Files.newInputStream(input)) {
+                bytes = in.readNBytes((int) Math.min(maxBytes + 1, Integer.MAX_VALUE - 8));
+            }
+            if (bytes.length > maxBytes) {
+                throw new InputException(input + ": more than " + maxBytes + " bytes, larger than the limit for a "
+                        + "topology dump" + (Files.isRegularFile(input) ? "" : " (a device or pipe that does not end?)"));
+            }
+            return bytes;
         } catch (NoSuchFileException e) {
             throw new InputException(input + ": no such file", e);
         } catch (IOException e) {
-            throw new InputException(input + ": cannot read (" + e.getMessage() + ")", e);
+            throw new InputException(input + ": cannot read (" + InputException.reason(e) + ")", e);
         }
     }
 

@@ -1,8 +1,6 @@
 package dev.railyard.topology.fabric;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -77,7 +75,7 @@ public final class FabricFile {
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": no such file");
         } catch (IOException e) {
-            throw new InputException(file + ": cannot read: " + e.getMessage(), e);
+            throw InputException.reading(file.toString(), e);
         }
     }
 
@@ -91,12 +89,9 @@ public final class FabricFile {
         Doc doc;
         try {
             doc = YAML.readValue(in, Doc.class);
-        } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            String where = loc == null ? "" : " line " + loc.getLineNr() + ", column " + loc.getColumnNr();
-            throw new InputException(name + where + ": " + firstLine(e.getOriginalMessage()), e);
         } catch (IOException e) {
-            throw new InputException(name + ": cannot read: " + e.getMessage(), e);
+            // Jackson's own exceptions included: the key, line and column in words, no Java type names
+            throw InputException.reading(name, e);
         }
         if (doc == null) {
             throw new InputException(name + ": empty fabric file");
@@ -173,13 +168,5 @@ public final class FabricFile {
         } catch (IllegalArgumentException e) {
             throw new InputException(name + ": " + e.getMessage(), e);
         }
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "malformed YAML";
-        }
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

@@ -439,4 +439,16 @@ class NvidiaSmiTopoParserTest {
             throw new IllegalStateException(e);
         }
     }
+
+    @Test
+    void anEndlessDeviceIsRefusedAtTheSizeLimitNotReadUntilMemoryRunsOut() {
+        // `railyard topology pair /dev/zero` (or /dev/urandom) used to end in OutOfMemoryError with a stack trace:
+        // Files.size is 0 for a character device, so the size check passed and readAllBytes never stopped
+        Path zero = Path.of("/dev/zero");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(zero), "needs /dev/zero");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parser.parse(zero))
+                .isInstanceOf(dev.railyard.topology.InputException.class)
+                .hasMessage("/dev/zero: more than 67108864 bytes, larger than the limit for a topology dump (a device "
+                        + "or pipe that does not end?)");
+    }
 }

@@ -200,6 +200,9 @@ public final class NcclTopoXmlParser implements TopologyParser {
     private static final class Pass {
         private final Path file;
         private final List<String> warnings = new ArrayList<>();
+        /** Elements skipped or read in part as damaged, and the warning of the first. */
+        private int damages;
+        private String firstDamage;
         private boolean damaged;
         private final Map<String, PcieBridge> bridges = new LinkedHashMap<>();
         private final List<NumaNode> numaNodes = new ArrayList<>();
@@ -262,6 +265,11 @@ public final class NcclTopoXmlParser implements TopologyParser {
                         }
                     }
                 }
+            }
+            if (gpus.isEmpty() && damaged) {
+                // the GPUs may be in the parts skipped as damaged: say so instead of "not a dump"
+                throw new InputException(file + ": no <gpu> element could be read (" + damages
+                        + (damages == 1 ? " damaged element" : " damaged elements") + ", first: " + firstDamage + ")");
             }
             if (gpus.isEmpty()) {
                 throw new InputException(file + ": no <gpu> element: not an NCCL_TOPO_DUMP_FILE dump (a file made "
@@ -416,6 +424,9 @@ public final class NcclTopoXmlParser implements TopologyParser {
 
         private void damage(String warning) {
             damaged = true;
+            if (damages++ == 0) {
+                firstDamage = warning;
+            }
             warnings.add(warning);
         }
 

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -219,8 +220,14 @@ public final class SysfsArchive {
             throw e;
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
             throw new InputException(archive + ": not a readable " + (gzip ? "tar.gz" : "tar")
-                    + " sysfs snapshot (" + e.getMessage() + ")", e);
+                    + " sysfs snapshot: " + InputException.reason(e), e);
         }
+    }
+
+    /** @return true when the file name ends in {@code .tar.gz}, {@code .tgz} or {@code .tar} (any case) */
+    static boolean looksLikeArchiveName(Path file) {
+        String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        return name.endsWith(".tar.gz") || name.endsWith(".tgz") || name.endsWith(".tar");
     }
 
     /**

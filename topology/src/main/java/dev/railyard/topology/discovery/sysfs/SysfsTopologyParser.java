@@ -103,6 +103,11 @@ public final class SysfsTopologyParser implements TopologyParser {
                 }
             });
         }
+        if (Files.isRegularFile(input) && SysfsArchive.looksLikeArchiveName(input)) {
+            // named like an archive but neither gzip nor tar: "not a directory" would hide what is wrong
+            throw new InputException(input + ": not a gzip or tar archive (no gzip header 1f 8b, no ustar header); "
+                    + "expected a .tar.gz from 'railyard topology collect'");
+        }
         return read(SysfsTree.open(input));
     }
 

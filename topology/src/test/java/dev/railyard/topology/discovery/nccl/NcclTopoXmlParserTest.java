@@ -257,4 +257,17 @@ class NcclTopoXmlParserTest {
         assertThat(NcclTopoXmlParser.cpuList("xyz")).isNull();
         assertThat(NcclTopoXmlParser.cpuList("00000000")).isNull();
     }
+
+    @Test
+    void gpusHiddenByDamageAreNotCalledAMissingDump() throws Exception {
+        // A real dump (one GPU, one NIC under a switch) whose every <pci busid> was garbled: the GPU is in the file
+        // but inside skipped elements, so "not an NCCL_TOPO_DUMP_FILE dump" would send the user the wrong way.
+        // Column 34: the XML locator reports the end of the start tag <pci busid="zz" class="0x060400"> (33 chars).
+        Path file = write("<system version=\"1\">\n<cpu numaid=\"0\">\n<pci busid=\"zz\" class=\"0x060400\">\n"
+                + "<pci busid=\"zz\" class=\"0x030200\"><gpu dev=\"0\" rank=\"0\" gdr=\"1\"/></pci>\n"
+                + "</pci>\n</cpu>\n</system>\n");
+        assertThatThrownBy(() -> parser.parse(file)).isInstanceOf(InputException.class)
+                .hasMessage(file + ": no <gpu> element could be read (1 damaged element, first: " + file
+                        + ":3:34: <pci> busid \"zz\" is not a PCI bus id; element and its children skipped)");
+    }
 }

@@ -188,6 +188,31 @@ class SysfsArchiveTest {
                 .hasMessageStartingWith(out + ": cannot write archive");
     }
 
+    @Test
+    void truncatedArchiveSaysSoWithoutJavaWording() throws Exception {
+        // a real collect archive cut in half, as a bug report attachment cut off by a size limit
+        Path host = dir.resolve("host");
+        SysfsMachineShapes.rtx6000AdaCase07(host);
+        Path whole = dir.resolve("whole.tar.gz");
+        SysfsArchive.collect(host, whole);
+        byte[] bytes = Files.readAllBytes(whole);
+        Path cut = dir.resolve("cut.tar.gz");
+        Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        // was: "... snapshot (Unexpected end of ZLIB input stream)", the JDK's EOFException text
+        assertThatThrownBy(() -> parser.parse(cut)).isInstanceOf(InputException.class)
+                .hasMessage(cut + ": not a readable tar.gz sysfs snapshot: ends early (truncated?)");
+    }
+
+    @Test
+    void fileNamedLikeAnArchiveButNotOneSaysSo() throws Exception {
+        Path junk = dir.resolve("junk.tar.gz");
+        Files.writeString(junk, "GPU0 X\n");
+        // was: "junk.tar.gz: not a directory (expected a sysfs tree or a .tar.gz ...)": it is named .tar.gz
+        assertThatThrownBy(() -> parser.parse(junk)).isInstanceOf(InputException.class)
+                .hasMessage(junk + ": not a gzip or tar archive (no gzip header 1f 8b, no ustar header); "
+                        + "expected a .tar.gz from 'railyard topology collect'");
+    }
+
     private static void writeTar(Path archive, String name, String content, String linkTarget) throws Exception {
         try (OutputStream out = Files.newOutputStream(archive);
              TarArchiveOutputStream tar = new TarArchiveOutputStream(new GZIPOutputStream(out))) {
