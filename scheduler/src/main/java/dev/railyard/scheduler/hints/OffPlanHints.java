@@ -30,7 +30,10 @@ import java.util.stream.Collectors;
  *       that GPUs of equal local rank still share a rail across the gang and NCCL's rings stay on their rails:
  *       {@link PlacementHint.RailChoice#GANG_RAILS};</li>
  *   <li>otherwise, or when no rail set is known or the gang ignores rail alignment, the node's best pairing for
- *       the pod alone (a one-pod plan on that node): {@link PlacementHint.RailChoice#NODE_BEST}, with the reason.</li>
+ *       the pod alone (a one-pod plan on that node): {@link PlacementHint.RailChoice#NODE_BEST}, with the reason.
+ *       When a required GPU–HCA affinity cannot be met there, the pairing is made as if it were preferred (farther
+ *       pairs, and {@code NCCL_NET_GDR_LEVEL} set): the pod is bound there anyway, and a hint that says so is
+ *       better than none.</li>
  * </ol>
  * The hint's {@code railChoice} records which, with the planned node and the gang's rails; it is left out for a
  * pod that has no gang to line up with (no plan, no known rail set, gang of one). The gang size and the pod's rank
@@ -73,8 +76,8 @@ public final class OffPlanHints {
      * @param request  the pod
      * @param policy   its gang's policy
      * @param gang     what is known about its gang
-     * @return the hint, or why there is none (node unknown or without NodeTopology, or not even the best pairing
-     *         fits)
+     * @return the hint, or why there is none (node unknown or without NodeTopology, or the pod does not fit the
+     *         node even with farther pairs: too few free GPUs, RDMA resources or networks missing)
      */
     public static Result hint(PlacementEngine engine, ClusterSnapshot snapshot, String node, PodRequest request,
                               PlacementPolicy policy, GangSide gang) {
@@ -109,6 +112,18 @@ public final class OffPlanHints {
         int slash = gang.gang().indexOf('/');
         String name = slash < 0 ? gang.gang() : gang.gang().substring(slash + 1);
         PlanOutcome single = engine.plan(one, new GangRequest(request.namespace(), name, List.of(request), policy));
+        String relaxed = "";
+        if (!single.schedulable() && policy.gpuHcaAffinity() == AffinityPolicy.REQUIRED) {
+            // the pod is bound here whatever the policy says: describe the pairs it has, farther ones included (the
+            // hint then sets NCCL_NET_GDR_LEVEL), rather than leave it without hints
+            PlanOutcome loose = engine.plan(one, new GangRequest(request.namespace(), name, List.of(request),
+                    policy.withAffinity(AffinityPolicy.PREFERRED, policy.maxDistance())));
+            if (loose.schedulable()) {
+                relaxed = "; no pairing at or under " + policy.maxDistance() + " on " + node
+                        + ", so farther GPU–HCA pairs are described";
+                single = loose;
+            }
+        }
         if (!single.schedulable()) {
             return new Result(null, single.summary());
         }
@@ -122,7 +137,7 @@ public final class OffPlanHints {
             boolean aligned = gang.rails() != null && gang.rails().equals(p.rails());
             choice = new PlacementHint.RailChoice(aligned ? PlacementHint.RailChoice.GANG_RAILS
                     : PlacementHint.RailChoice.NODE_BEST, gang.plannedNode(), gangRails,
-                    off + "the node's best pairing: " + why);
+                    off + "the node's best pairing: " + why + relaxed);
         }
         return new Result(PlacementHints.hint(one, gang.gang(), gang.size(), pod, request, choice), null);
     }

@@ -462,7 +462,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         PodGroup group = view.podGroupOf(known);
         String gangKey = group == null ? known.key() : group.namespace() + "/" + group.name();
         try {
-            OffPlanHints.Result r = OffPlanHints.hint(engine, without.snapshot(), nodeName, request, policy,
+            // the node as if the pod's GPUs were free; the networks of the full view, which knows their pools'
+            // ranges (the view without the pod has no ledger, so no ranges: no NCCL_IB_ADDR_RANGE otherwise)
+            ClusterSnapshot one = new ClusterSnapshot(List.of(node), new ArrayList<>(view.snapshot().networks()
+                    .values()), view.snapshot().fabric(), null);
+            OffPlanHints.Result r = OffPlanHints.hint(engine, one, nodeName, request, policy,
                     gangSide(view, known, gangKey, null, last == null ? null : last.pod(), request));
             if (r.hint() == null) {
                 LOG.info("no hints for bound pod {} on {}: {}", known.key(), nodeName, r.why());

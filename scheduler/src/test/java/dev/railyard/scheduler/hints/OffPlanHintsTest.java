@@ -106,6 +106,25 @@ class OffPlanHintsTest {
     }
 
     @Test
+    void aPodBoundWhereItsRequiredAffinityCannotHoldGetsItsFartherPairsDescribedRatherThanNoHint() {
+        // GPUs 0-3 busy; the pod reaches only mlx5_0 (lan2, socket 0): GPUs 4-7 are SYS to it, over the PXB limit
+        ClusterSnapshot snap = PlacementHintsTest.cluster(Set.of(0, 1, 2, 3));
+        PodRequest p = PlacementHintsTest.pod("rdma-net-ipam-lan2", 2);
+
+        var r = OffPlanHints.hint(ENGINE, snap, "gpu-a1", p, PlacementPolicy.defaults(),
+                new OffPlanHints.GangSide("prod/job", 2, 0, null, null, null));
+
+        PlacementHint h = r.hint();
+        assertThat(h).as(r.why()).isNotNull();
+        assertThat(h.gpus()).allMatch(g -> g.distance() == PcieDistance.SYS && g.hca().equals("mlx5_0"));
+        assertThat(h.nccl().netGdrLevel()).isEqualTo("SYS");
+        assertThat(h.railChoice().source()).isEqualTo("node-best");
+        assertThat(h.railChoice().reason()).isEqualTo("the node's best pairing: no rail set known for the gang (no "
+                + "plan for this pod, no aligned bound member of its shape); no pairing at or under PXB on gpu-a1, so "
+                + "farther GPU–HCA pairs are described");
+    }
+
+    @Test
     void aNodeWithoutTopologyGivesNoHint() {
         ClusterSnapshot snap = PlacementHintsTest.cluster(Set.of());
         var r = OffPlanHints.hint(ENGINE, snap, "gpu-zz", PlacementHintsTest.pod(ALL_LANS, 4),

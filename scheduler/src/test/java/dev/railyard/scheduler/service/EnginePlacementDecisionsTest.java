@@ -157,6 +157,22 @@ class EnginePlacementDecisionsTest {
         assertThat(hints.get(HintAnnotations.NCCL_IB_HCA)).isEqualTo("=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
     }
 
+    @Test
+    void aBackfilledHintCarriesTheAddressRangeOfThePodsNetworks() {
+        // a pod on network rail0 (master lan2 = mlx5_0, whereabouts range 192.168.4.0/30), bound to gpu-b without
+        // hints; its backfilled hint names that range for NCCL_IB_ADDR_RANGE (PlacementHints.cover of one /30)
+        List<GenericKubernetesResource> objects = new java.util.ArrayList<>(cluster(List.of()));
+        objects.add(pod("prod", "r0", "gpu-b", Map.of("k8s.v1.cni.cncf.io/networks", "rail0"),
+                Map.of("nvidia.com/gpu", "2")));
+        var d = decisions(objects(objects));
+
+        Map<String, String> hints = d.bindHints(new PodRef("prod", "r0", "uid-r0"), "gpu-b");
+
+        assertThat(hints.get(HintAnnotations.NCCL_IB_HCA)).isEqualTo("=mlx5_0:1");
+        assertThat(hints.get(HintAnnotations.NCCL_IB_ADDR_RANGE)).isEqualTo("192.168.4.0/30");
+        assertThat(hints.get(HintAnnotations.NCCL_IB_ADDR_FAMILY)).isEqualTo("AF_INET");
+    }
+
     // --- pods bound off their gang plan (issue 6): the hint keeps the gang's rail set where the node offers it ---
 
     private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4");
