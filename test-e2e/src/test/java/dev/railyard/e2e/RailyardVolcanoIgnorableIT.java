@@ -100,7 +100,10 @@ class RailyardVolcanoIgnorableIT {
         int failedBefore = PROXY.totalFailures();
 
         try (PodVersions versions = PodVersions.watch(client, SeedWorkloads.NAMESPACE)) {
-            client.resource(SeedWorkloads.gangJob(client, "during-outage", 2, 8, Map.of(), List.of())).create();
+            // pinned to the case-06 nodes: Volcano without Railyard could put an 8-GPU pod on a case-05 node, whose
+            // fixture dump ends inside GPU7's row, so Railyard knows only 7 of its GPUs and can write no hint there
+            client.resource(SeedWorkloads.gangJob(client, "during-outage", 2, 8, Map.of(),
+                    SeedCluster.nodesOf(FixtureMachines.PCIE_8GPU))).create();
             List<Pod> pods = view.awaitJobBound("during-outage", 2, BIND);
             view.awaitPodGroupPhase("during-outage", "Running", BIND);
 

@@ -420,8 +420,9 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                                                  PlannedPod planned, PodRequest request) {
         PodGroup group = view.podGroupOf(known);
         List<PodView> members = group == null ? List.of() : view.members(group);
-        int size = outcome != null && outcome.schedulable() ? outcome.plan().pods().size()
-                : Math.max(1, members.size());
+        // the plan covers the members unbound when it was made; the PodGroup's members are all of them
+        int size = Math.max(members.size(),
+                outcome != null && outcome.schedulable() ? outcome.plan().pods().size() : 1);
         List<PlacementHint> hinted = new ArrayList<>();
         for (PodView m : members) {
             if (!m.key().equals(known.key())) {
