@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -58,8 +59,33 @@ class RailyardKubeSchedulerIT {
 
     @Test
     void seedPodIsFilteredScoredAndBoundByRailyardOntoAPairedNodeWithHints() {
-        client.resource(SeedWorkloads.rdmaTestMasterPod(client, "rdma-test-master-0")).create();
+        try (PodVersions versions = PodVersions.watch(client, SeedWorkloads.NAMESPACE)) {
+            client.resource(SeedWorkloads.rdmaTestMasterPod(client, "rdma-test-master-0")).create();
+            seedPodIsBoundByRailyardOntoAPairedNodeWithHints();
+            hintsCameWithTheBinding(versions, "rdma-test-master-0");
+        }
+    }
 
+    /**
+     * Issue 6 acceptance, kube-scheduler path: Railyard's bind verb creates the Binding with the hints, so the pod
+     * version in which {@code spec.nodeName} first appears already carries them, no earlier version does, no later
+     * one changes them, and there is no backfill Event. The {@code pods/binding} webhook the prelude registers only
+     * matches Volcano gang pods (annotation {@code scheduling.k8s.io/group-name}), which this pod is not, so the hints
+     * can only have come with Railyard's own Binding.
+     */
+    private void hintsCameWithTheBinding(PodVersions versions, String name) {
+        assertThat(ClusterView.annotation(pod(name), "scheduling.k8s.io/group-name")).isEmpty();
+        // the fake kubelet's Running status is a later version, which must keep the hints unchanged
+        await().atMost(BIND).until(() -> "Running".equals(pod(name).getStatus().getPhase()));
+        versions.assertHintsWrittenWithBinding(name, PodVersions.ATOMIC_KEYS, BIND);
+        assertThat(client.v1().events().inNamespace(SeedWorkloads.NAMESPACE).list().getItems())
+                .noneMatch(e -> name.equals(e.getInvolvedObject().getName())
+                        && dev.railyard.scheduler.hints.HintBackfill.EVENT_REASON.equals(e.getReason()));
+        System.out.println("[e2e] RailyardKubeSchedulerIT pod versions (bind verb path):\n"
+                + versions.describe(List.of(name)));
+    }
+
+    private void seedPodIsBoundByRailyardOntoAPairedNodeWithHints() {
         Pod bound;
         try {
             bound = await().atMost(BIND).pollInterval(Duration.ofMillis(250)).until(() -> pod("rdma-test-master-0"),

@@ -84,8 +84,33 @@ class RailyardVolcanoIT {
     @Test
     @Order(1)
     void seedRdmaTestJobLandsWhereItsGpusPairPixOrPxbWithItsHcasAndCarriesTheHints() {
-        client.resource(SeedWorkloads.rdmaTestJob(client)).create();
+        try (PodVersions versions = PodVersions.watch(client, SeedWorkloads.NAMESPACE)) {
+            client.resource(SeedWorkloads.rdmaTestJob(client)).create();
+            Pod pod = seedRdmaTestJobLandsWhereItsGpusPairPixOrPxbWithItsHcas();
+            assertHintsCameWithTheBinding(versions, List.of(pod));
+        }
+    }
 
+    /**
+     * Issue 6 acceptance, Volcano path: vc-scheduler posts the Binding and Railyard's {@code pods/binding} webhook adds
+     * the hints to it, so the pod version in which {@code spec.nodeName} first appears already carries them, no
+     * earlier version does, no later one changes them, and there is no backfill Event.
+     */
+    private void assertHintsCameWithTheBinding(PodVersions versions, List<Pod> pods) {
+        List<String> names = pods.stream().map(p -> p.getMetadata().getName()).toList();
+        // wait for the fake kubelet's Running status: a later version, which must keep the hints unchanged
+        for (String n : names) {
+            await().atMost(BIND).until(() -> "Running".equals(view.pod(n).getStatus().getPhase()));
+        }
+        for (String n : names) {
+            versions.assertHintsWrittenWithBinding(n, PodVersions.ATOMIC_KEYS, BIND);
+            assertThat(view.events(n)).as("events of " + n).noneMatch(e ->
+                    dev.railyard.scheduler.hints.HintBackfill.EVENT_REASON.equals(e.getReason()));
+        }
+        System.out.println("[e2e] RailyardVolcanoIT pod versions (webhook path):\n" + versions.describe(names));
+    }
+
+    private Pod seedRdmaTestJobLandsWhereItsGpusPairPixOrPxbWithItsHcas() {
         Pod pod = view.awaitJobBound("rdma-test", 1, BIND).getFirst();
         String node = pod.getSpec().getNodeName();
         view.awaitPodGroupPhase("rdma-test", "Running", BIND);
@@ -108,6 +133,7 @@ class RailyardVolcanoIT {
         assertThat(ClusterView.annotation(reread, HintAnnotations.NCCL_IB_HCA)).hasValueSatisfying(v ->
                 assertThat(v).startsWith("=").contains("mlx5_0").contains("mlx5_1").contains("mlx5_2")
                         .contains("mlx5_3"));
+        return pod;
     }
 
     @Test
@@ -117,6 +143,7 @@ class RailyardVolcanoIT {
         client.resource(SeedWorkloads.occupant("earlier-a1", "gpu-a1", 8)).create();
         await().atMost(BIND).until(() -> "Running".equals(view.pod("earlier-a1").getStatus().getPhase()));
 
+        PodVersions versions = PodVersions.watch(client, SeedWorkloads.NAMESPACE);
         client.resource(SeedWorkloads.gangJob(client, "gang-4x8", 4, 8,
                 Map.of(HintAnnotations.FABRIC_SCOPE, "leaf"), List.of())).create();
         List<Pod> pods = view.awaitJobBound("gang-4x8", 4, BIND);
@@ -130,6 +157,9 @@ class RailyardVolcanoIT {
             railSets.add(awaitAnnotation(p.getMetadata().getName(), HintAnnotations.RAILS));
         }
         assertThat(railSets).as("rail sets of the four pods").hasSize(1);
+        try (versions) {
+            assertHintsCameWithTheBinding(versions, pods);
+        }
     }
 
     @Test

@@ -36,8 +36,12 @@ import java.util.Map;
  *                 {@code network}/{@code interface} set where the pod attaches to that HCA's netdev), in GPU index
  *                 order, so that {@code railyard env} can re-pair when the device plugin gave the pod other GPUs
  *                 than planned; empty when the writer left it out (JSON {@code "nodeGpus"}, optional in version 1)
+ * @param railChoice how the GPUs were chosen when the pod is not on the node its gang plan gave it (see
+ *                 {@link RailChoice}); null, and absent from the JSON, when the hint is the plan's own entry for the
+ *                 pod (JSON {@code "railChoice"}, optional in version 1)
  */
-@JsonPropertyOrder({"version", "node", "gang", "gangSize", "rank", "fabric", "gpus", "nccl", "nodeGpus"})
+@JsonPropertyOrder({"version", "node", "gang", "gangSize", "rank", "fabric", "gpus", "nccl", "nodeGpus",
+        "railChoice"})
 public record PlacementHint(@JsonProperty("version") int version,
                             @JsonProperty("node") String node,
                             @JsonProperty("gang") String gang,
@@ -46,7 +50,9 @@ public record PlacementHint(@JsonProperty("version") int version,
                             @JsonProperty("fabric") List<RailLeaf> fabric,
                             @JsonProperty("gpus") List<GpuHint> gpus,
                             @JsonProperty("nccl") NcclSettings nccl,
-                            @JsonProperty("nodeGpus") List<GpuHint> nodeGpus) {
+                            @JsonProperty("nodeGpus") List<GpuHint> nodeGpus,
+                            @JsonProperty("railChoice") @JsonInclude(JsonInclude.Include.NON_NULL)
+                            RailChoice railChoice) {
     /** The schema version this class writes. */
     public static final int VERSION = 1;
 
@@ -56,10 +62,49 @@ public record PlacementHint(@JsonProperty("version") int version,
         nodeGpus = nodeGpus == null ? List.of() : List.copyOf(nodeGpus);
     }
 
+    /** A hint that follows the gang plan ({@link #railChoice} null). */
+    public PlacementHint(int version, String node, String gang, int gangSize, Integer rank, List<RailLeaf> fabric,
+                         List<GpuHint> gpus, NcclSettings nccl, List<GpuHint> nodeGpus) {
+        this(version, node, gang, gangSize, rank, fabric, gpus, nccl, nodeGpus, null);
+    }
+
     /** A hint without the node's rail map ({@link #nodeGpus} empty). */
     public PlacementHint(int version, String node, String gang, int gangSize, Integer rank, List<RailLeaf> fabric,
                          List<GpuHint> gpus, NcclSettings nccl) {
-        this(version, node, gang, gangSize, rank, fabric, gpus, nccl, List.of());
+        this(version, node, gang, gangSize, rank, fabric, gpus, nccl, List.of(), null);
+    }
+
+    /**
+     * Written when a pod is bound to another node than its gang plan gave it, or the plan does not cover it (a
+     * scheduler chose differently, the plan changed, or the hint is written after the bind): the GPUs are then
+     * chosen on the bound node, keeping the gang's rail set when that node can offer it, so GPUs of equal local
+     * rank still share a rail across the gang.
+     *
+     * <p>JSON example: {@code {"source":"node-best","plannedNode":"gpu-b1","gangRails":"2,2,3,3",
+     * "reason":"bound to gpu-d1, not the planned gpu-b1; gpu-d1 cannot offer the gang's rail set {2×2,3×2}: ..."}}
+     *
+     * @param source      {@value #GANG_RAILS}: the gang's rail set kept (aligned with the gang);
+     *                    {@value #NODE_BEST}: the node's best pairing, which may not line up with the gang's rails
+     * @param plannedNode the node the gang plan gave the pod, or null when no plan covered it
+     * @param gangRails   the gang's rail set as rail indices in local-rank order ({@code 2,2,3,3}, like
+     *                    {@code railyard.dev/rails}), or null when none is known
+     * @param reason      one line for people: why the pod is off its plan and why this choice
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonPropertyOrder({"source", "plannedNode", "gangRails", "reason"})
+    public record RailChoice(@JsonProperty("source") String source,
+                             @JsonProperty("plannedNode") String plannedNode,
+                             @JsonProperty("gangRails") String gangRails,
+                             @JsonProperty("reason") String reason) {
+        /** {@link #source}: the GPUs keep the gang's rail set on the bound node. */
+        public static final String GANG_RAILS = "gang-rails";
+        /** {@link #source}: the bound node cannot offer the gang's rail set; its best pairing is used. */
+        public static final String NODE_BEST = "node-best";
+
+        /** @return true when the pod's rails line up with the gang's ({@link #source} is {@value #GANG_RAILS}) */
+        public boolean aligned() {
+            return GANG_RAILS.equals(source);
+        }
     }
 
     /**

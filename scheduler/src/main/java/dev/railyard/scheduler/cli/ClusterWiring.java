@@ -1,6 +1,8 @@
 package dev.railyard.scheduler.cli;
 
 import dev.railyard.scheduler.cluster.ClusterCache;
+import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.cluster.WatchedKind;
 import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.hints.BindingHintWebhook;
 import dev.railyard.scheduler.hints.BindingWriter;
@@ -8,6 +10,7 @@ import dev.railyard.scheduler.hints.HintBackfill;
 import dev.railyard.scheduler.hints.HintSource;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
+import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.kube.Binder;
 import dev.railyard.scheduler.server.ReadinessProbe;
@@ -20,6 +23,7 @@ import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricFile;
 import dev.railyard.topology.fabric.FabricModel;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -88,7 +92,10 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         decisions.recordEventsWith(events);
         HintSource hints = HintSource.of(decisions, cache::synced);
         HintBackfill backfill = new HintBackfill(client, hints, HintBackfill.Settings.DEFAULT, registry);
-        BindingWriter binder = new BindingWriter(client, hints, backfill);
+        // kube-scheduler binds within milliseconds of a pod's creation: give the informer up to 1 s (the
+        // recommended extender httpTimeout is 2 s) so the Binding carries the hints instead of a later backfill
+        BindingWriter binder = new BindingWriter(client, HintSource.awaitingPod(hints, ref -> podCached(cache, ref),
+                BIND_POD_WAIT), backfill);
         LeaderElection election = leadership == null ? null : new LeaderElection(client, leadership.namespace(),
                 leadership.leaseName(), leadership.identity(), leadership.leaderLabel(), leadership.timing(),
                 leadership.onLost(), registry);
@@ -106,6 +113,25 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
                 election == null ? () -> true : election::leading);
         return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, sweep, events, readiness,
                 election);
+    }
+
+    /** Longest wait of the bind verb for the pod to reach Railyard's cache. */
+    static final Duration BIND_POD_WAIT = Duration.ofSeconds(1);
+
+    /** @return true when the cache holds the pod (same UID when given), or has not synced (nothing to wait for) */
+    static boolean podCached(ClusterCache cache, PodRef ref) {
+        ClusterObjects now = cache.snapshot();
+        if (!now.synced()) {
+            return true;
+        }
+        for (GenericKubernetesResource p : now.of(WatchedKind.POD)) {
+            var m = p.getMetadata();
+            if (m != null && ref.name().equals(m.getName()) && ref.namespace().equals(m.getNamespace())
+                    && (ref.uid().isEmpty() || ref.uid().equals(m.getUid()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static KubernetesClient connect(Path kubeconfig) {

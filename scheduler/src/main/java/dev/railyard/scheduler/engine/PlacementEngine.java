@@ -91,6 +91,58 @@ public final class PlacementEngine {
         return new NodeVerdict(node, reasons);
     }
 
+    /**
+     * Places one pod on one node with a given rail set: the cheapest GPU set ({@link CostWeights}) that puts
+     * {@code rails.count(r)} GPUs on every rail r, each GPU qualifying as in {@link #filter} (at or under the
+     * policy's maximum distance unless affinity is {@code ignore}; a {@code preferred} affinity is held, not
+     * relaxed). Used when a pod is bound to another node than its gang plan gave it, so that it keeps the gang's
+     * rails where the node allows.
+     *
+     * @param snapshot the cluster (the pod's own GPUs must not be counted as allocated)
+     * @param pod      the pod
+     * @param policy   its gang's policy
+     * @param node     node name
+     * @param rails    the rail set; its total should equal the pod's GPU count
+     * @param index    index of the pod in its gang, copied to the result
+     * @param rank     its rank, or null, copied to the result
+     * @return the pod placed with GPUs in local-rank order (by rail, then GPU index), or why the node cannot
+     *         offer the rail set
+     */
+    public RailSetFit placeOnRails(ClusterSnapshot snapshot, PodRequest pod, PlacementPolicy policy, String node,
+                                   RailVector rails, int index, Integer rank) {
+        NodeState ns = snapshot.node(node);
+        if (ns == null) {
+            return new RailSetFit(null, "node " + node + " is not in the snapshot");
+        }
+        if (rails.total() != pod.gpus()) {
+            return new RailSetFit(null, "rail set " + rails + " has " + rails.total() + " GPUs, the pod asks for "
+                    + pod.gpus());
+        }
+        PcieDistance limit = policy.gpuHcaAffinity() == AffinityPolicy.IGNORE ? null : policy.maxDistance();
+        NodeRailView view = NodeRailView.of(snapshot, ns, pod, limit);
+        if (!view.blockers().isEmpty()) {
+            return new RailSetFit(null, node + ": " + view.blockers().get(0));
+        }
+        if (view.podsByResources() < 1) {
+            return new RailSetFit(null, node + ": no free RDMA resource slot");
+        }
+        int[] demand = new int[rails.width()];
+        for (int r = 0; r < demand.length; r++) {
+            demand[r] = rails.count(r);
+        }
+        LocalSelection.Choice choice = LocalSelection.select(view, null, demand, pod.gpus(), settings.cost());
+        if (choice == null) {
+            return new RailSetFit(null, node + " cannot offer rail set " + rails + ": qualifying free GPUs per rail "
+                    + java.util.Arrays.toString(view.eligiblePerRail()));
+        }
+        List<GpuBinding> gpus = new ArrayList<>();
+        for (int p : choice.positions()) {
+            gpus.add(view.binding[p]);
+        }
+        gpus.sort(java.util.Comparator.comparingInt(GpuBinding::rail).thenComparingInt(GpuBinding::gpu));
+        return new RailSetFit(new PlannedPod(index, rank, pod.name(), node, gpus, rails), null);
+    }
+
     private static int worstTier(FabricModel fabric, String node, GangContext context) {
         List<Integer> rails = context.rails() == null ? List.of(0) : context.rails().rails();
         int worst = 0;

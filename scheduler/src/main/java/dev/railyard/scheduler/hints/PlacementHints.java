@@ -67,6 +67,23 @@ public final class PlacementHints {
      * @throws IllegalArgumentException when the pod's node is not in the snapshot
      */
     public static PlacementHint hint(ClusterSnapshot snapshot, GangPlan plan, PlannedPod pod, PodRequest request) {
+        return hint(snapshot, plan.gang(), plan.pods().size(), pod, request, null);
+    }
+
+    /**
+     * The hint for a pod placed outside a whole-gang plan (see {@link OffPlanHints}).
+     *
+     * @param snapshot   the cluster holding the pod's node
+     * @param gang       {@code namespace/name} of the gang
+     * @param gangSize   pods in the gang
+     * @param pod        the pod with its node and GPUs
+     * @param request    the pod's request (for its networks)
+     * @param railChoice how the GPUs were chosen, or null when they are the gang plan's
+     * @return the hint
+     * @throws IllegalArgumentException when the pod's node is not in the snapshot
+     */
+    public static PlacementHint hint(ClusterSnapshot snapshot, String gang, int gangSize, PlannedPod pod,
+                                     PodRequest request, PlacementHint.RailChoice railChoice) {
         NodeState node = snapshot.node(pod.node());
         if (node == null) {
             throw new IllegalArgumentException("node " + pod.node() + " is not in the snapshot");
@@ -125,8 +142,8 @@ public final class PlacementHints {
         PlacementHint.NcclSettings nccl = new PlacementHint.NcclSettings(
                 ibHca.isEmpty() ? null : "=" + String.join(",", ibHca), SOCKET_IFNAME,
                 range == null ? null : range[0], range == null ? null : range[1], gdr);
-        return new PlacementHint(PlacementHint.VERSION, pod.node(), plan.gang(), plan.pods().size(), pod.rank(),
-                fabric, gh, nccl, nodeGpus);
+        return new PlacementHint(PlacementHint.VERSION, pod.node(), gang, gangSize, pod.rank(), fabric, gh, nccl,
+                nodeGpus, railChoice);
     }
 
     /** One GPU with its HCA, that HCA's first active port and the pod's network on that port's netdev. */

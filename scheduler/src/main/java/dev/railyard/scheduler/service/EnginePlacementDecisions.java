@@ -17,6 +17,8 @@ import dev.railyard.scheduler.engine.PlacementPolicy;
 import dev.railyard.scheduler.engine.PlanOutcome;
 import dev.railyard.scheduler.engine.PlannedPod;
 import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.engine.RailVector;
+import dev.railyard.scheduler.hints.OffPlanHints;
 import dev.railyard.scheduler.hints.PlacementHints;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
@@ -63,7 +65,8 @@ import java.util.function.Supplier;
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
  *       addresses), reject with the plan's reasons otherwise.</li>
  *   <li><b>Bind hints</b>: the hint for the node in the Binding: the plan's pod when the plan chose that node,
- *       otherwise a one-pod plan on that node with the gang's rail set.</li>
+ *       otherwise the GPUs on that node that keep the gang's rail set, or the node's best pairing when it cannot
+ *       offer it, said in the hint's {@code railChoice} ({@link OffPlanHints}).</li>
  * </ul>
  * While the cluster cache has not synced, every answer is neutral and the log says so once. Thread-safe.
  */
@@ -246,7 +249,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
 
     private PlanOutcome plan(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
         try {
-            GangRequest gang = view.gang(gangKey, group, members, null);
+            // GangRequest is (namespace, name): its key, and so the hint's "gang", is namespace/name
+            GangRequest gang = view.gang(group.name(), group, members, null);
             PlanOutcome outcome = engine.plan(view.snapshot(), gang);
             LOG.debug("gang {}: {}", gangKey, outcome.summary());
             return outcome;
@@ -412,10 +416,39 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     }
 
     /**
-     * Hints for a pod already bound (the backfill path): paired on its node as if its own GPUs were free, since the
-     * cluster view already counts them as taken by it.
+     * What the off-plan hint needs to know about the pod's gang: its size, the pod's planned node and rank, and the
+     * gang's rail set: the one its bound, aligned members of the same GPU count were hinted with (what their NCCL
+     * uses), else the plan's rail vector for this pod.
      */
-    private Map<String, String> hintsForBoundPod(ClusterView view, PodView known, String nodeName) {
+    private static OffPlanHints.GangSide gangSide(ClusterView view, PodView known, String gangKey, PlanOutcome outcome,
+                                                 PlannedPod planned, PodRequest request) {
+        PodGroup group = view.podGroupOf(known);
+        List<PodView> members = group == null ? List.of() : view.members(group);
+        // the plan covers the members unbound when it was made; the PodGroup's members are all of them
+        int size = Math.max(members.size(),
+                outcome != null && outcome.schedulable() ? outcome.plan().pods().size() : 1);
+        List<PlacementHint> hinted = new ArrayList<>();
+        for (PodView m : members) {
+            if (!m.key().equals(known.key())) {
+                hinted.add(m.placementHint());
+            }
+        }
+        RailVector rails = OffPlanHints.commonRails(hinted, request.gpus());
+        String from = rails == null ? null : "its bound members' hints";
+        if (rails == null && planned != null) {
+            rails = planned.rails();
+            from = "the gang plan";
+        }
+        return new OffPlanHints.GangSide(gangKey, size, planned == null ? null : planned.rank(),
+                planned == null ? null : planned.node(), rails, from);
+    }
+
+    /**
+     * Hints for a pod already bound (the backfill path): paired on its node as if its own GPUs were free, since the
+     * cluster view already counts them as taken by it; off its plan, it keeps the gang's rail set where the node
+     * offers it ({@link OffPlanHints}).
+     */
+    private Map<String, String> hintsForBoundPod(ClusterView view, PodView known, String nodeName, Steered last) {
         ClusterObjects all = view.objects();
         Map<WatchedKind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>(all.objects());
         objects.put(WatchedKind.POD, all.of(WatchedKind.POD).stream()
@@ -431,18 +464,20 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         PodRequest request = view.request(known);
         PlacementPolicy policy = PlacementPolicy.resolve(null, view.podGroupOf(known), known.annotations(),
                 without.snapshot().fabric());
-        ClusterSnapshot one = new ClusterSnapshot(List.of(node),
-                new ArrayList<>(without.snapshot().networks().values()), without.snapshot().fabric(), null);
         PodGroup group = view.podGroupOf(known);
         String gangKey = group == null ? known.key() : group.namespace() + "/" + group.name();
         try {
-            PlanOutcome single = engine.plan(one, new GangRequest(known.namespace(), gangKey, List.of(request), policy));
-            if (!single.schedulable()) {
-                LOG.info("no hints for bound pod {} on {}: {}", known.key(), nodeName, single.summary());
+            // the node as if the pod's GPUs were free; the networks of the full view, which knows their pools'
+            // ranges (the view without the pod has no ledger, so no ranges: no NCCL_IB_ADDR_RANGE otherwise)
+            ClusterSnapshot one = new ClusterSnapshot(List.of(node), new ArrayList<>(view.snapshot().networks()
+                    .values()), view.snapshot().fabric(), null);
+            OffPlanHints.Result r = OffPlanHints.hint(engine, one, nodeName, request, policy,
+                    gangSide(view, known, gangKey, null, last == null ? null : last.pod(), request));
+            if (r.hint() == null) {
+                LOG.info("no hints for bound pod {} on {}: {}", known.key(), nodeName, r.why());
                 return Map.of();
             }
-            return new LinkedHashMap<>(PlacementHints.annotations(
-                    PlacementHints.hint(one, single.plan(), single.plan().pods().get(0), request)));
+            return new LinkedHashMap<>(PlacementHints.annotations(r.hint()));
         } catch (RuntimeException e) {
             LOG.warn("no hints for bound pod {} on {}: {}", known.key(), nodeName, e.getMessage());
             return Map.of();
@@ -471,7 +506,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             }
         }
         if (known.node() != null && !known.node().isEmpty()) {
-            return hintsForBoundPod(view, known, nodeName);
+            return hintsForBoundPod(view, known, nodeName, last);
         }
         ExtenderPod pod = new ExtenderPod(ref, known.labels(), known.annotations(), "", null,
                 GangRef.of(ref.namespace(), known.labels(), known.annotations()), null);
@@ -481,17 +516,19 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 return PlacementHints.annotations(
                         PlacementHints.hint(view.snapshot(), pc.outcome().plan(), pc.planned(), pc.request()));
             }
-            // the scheduler chose another node than the plan: pair the pod on the node in the Binding
-            ClusterSnapshot one = new ClusterSnapshot(List.of(view.snapshot().node(nodeName)),
-                    new ArrayList<>(view.snapshot().networks().values()), view.snapshot().fabric(), null);
-            PlanOutcome single = engine.plan(one, new GangRequest(ref.namespace(), pc.gangKey(),
-                    List.of(pc.request()), pc.policy()));
-            if (!single.schedulable()) {
-                LOG.info("no hints for {} on {}: {}", key, nodeName, single.summary());
+            // the scheduler chose another node than the plan: pair the pod on the node in the Binding, keeping the
+            // gang's rail set where that node offers it
+            PlannedPod planned = pc.planned() != null ? pc.planned() : last == null ? null : last.pod();
+            OffPlanHints.Result r = OffPlanHints.hint(engine, view.snapshot(), nodeName, pc.request(), pc.policy(),
+                    gangSide(view, known, pc.gangKey(), pc.outcome(), planned, pc.request()));
+            if (r.hint() == null) {
+                LOG.info("no hints for {} on {}: {}", key, nodeName, r.why());
                 return Map.of();
             }
-            PlacementHint hint = PlacementHints.hint(one, single.plan(), single.plan().pods().get(0), pc.request());
-            return new LinkedHashMap<>(PlacementHints.annotations(hint));
+            if (r.hint().railChoice() != null) {
+                LOG.info("hints for {} on {} off its plan: {}", key, nodeName, r.hint().railChoice().reason());
+            }
+            return new LinkedHashMap<>(PlacementHints.annotations(r.hint()));
         } catch (RuntimeException e) {
             LOG.warn("no hints for {} on {}: {}", key, nodeName, e.getMessage());
             return Map.of();

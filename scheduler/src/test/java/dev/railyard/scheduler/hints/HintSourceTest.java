@@ -34,4 +34,35 @@ class HintSourceTest {
         synced.set(true);
         assertThat(s.hintsFor(POD, "gpu-a1")).isInstanceOf(HintLookup.Hints.class);
     }
+
+    @Test
+    void theBindVerbWaitsForThePodToReachTheCacheSoTheBindingCarriesTheHints() {
+        RecordingDecisions port = new RecordingDecisions();
+        port.hints = Map.of("railyard.dev/rails", "0");
+        java.util.concurrent.atomic.AtomicInteger looks = new java.util.concurrent.atomic.AtomicInteger();
+        // the informer delivers the pod on the third look (40 ms after the first)
+        HintSource s = HintSource.awaitingPod(HintSource.of(port), ref -> looks.incrementAndGet() >= 3,
+                java.time.Duration.ofSeconds(1));
+
+        assertThat(s.hintsFor(POD, "gpu-a1")).isInstanceOf(HintLookup.Hints.class);
+        assertThat(looks).hasValue(3);
+        assertThat(port.events).containsExactly("hints prod/w-0 gpu-a1");
+    }
+
+    @Test
+    void aPodTheCacheNeverSeesIsNotReadyAfterTheWaitSoItIsBackfilled() {
+        RecordingDecisions port = new RecordingDecisions();
+        port.hints = Map.of("railyard.dev/rails", "0");
+        java.util.concurrent.atomic.AtomicInteger looks = new java.util.concurrent.atomic.AtomicInteger();
+        HintSource s = HintSource.awaitingPod(HintSource.of(port), ref -> {
+            looks.incrementAndGet();
+            return false;
+        }, java.time.Duration.ofMillis(100));
+
+        assertThat(s.hintsFor(POD, "gpu-a1")).isEqualTo(new HintLookup.NotReady(
+                "Railyard's cache had not seen the pod 100 ms after the bind request"));
+        // 100 ms / 20 ms per look + the first look
+        assertThat(looks).hasValue(6);
+        assertThat(port.events).isEmpty();
+    }
 }

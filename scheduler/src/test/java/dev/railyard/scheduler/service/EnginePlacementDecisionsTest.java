@@ -156,4 +156,181 @@ class EnginePlacementDecisionsTest {
 
         assertThat(hints.get(HintAnnotations.NCCL_IB_HCA)).isEqualTo("=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
     }
+
+    @Test
+    void aBackfilledHintCarriesTheAddressRangeOfThePodsNetworks() {
+        // a pod on network rail0 (master lan2 = mlx5_0, whereabouts range 192.168.4.0/30), bound to gpu-b without
+        // hints; its backfilled hint names that range for NCCL_IB_ADDR_RANGE (PlacementHints.cover of one /30)
+        List<GenericKubernetesResource> objects = new java.util.ArrayList<>(cluster(List.of()));
+        objects.add(pod("prod", "r0", "gpu-b", Map.of("k8s.v1.cni.cncf.io/networks", "rail0"),
+                Map.of("nvidia.com/gpu", "2")));
+        var d = decisions(objects(objects));
+
+        Map<String, String> hints = d.bindHints(new PodRef("prod", "r0", "uid-r0"), "gpu-b");
+
+        assertThat(hints.get(HintAnnotations.NCCL_IB_HCA)).isEqualTo("=mlx5_0:1");
+        assertThat(hints.get(HintAnnotations.NCCL_IB_ADDR_RANGE)).isEqualTo("192.168.4.0/30");
+        assertThat(hints.get(HintAnnotations.NCCL_IB_ADDR_FAMILY)).isEqualTo("AF_INET");
+    }
+
+    // --- pods bound off their gang plan (issue 6): the hint keeps the gang's rail set where the node offers it ---
+
+    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4");
+
+    /** A placement hint naming {@code gpus} on {@code node} (seed shape: GPU g on mlx5_{g/2}, rail g/2, PIX). */
+    private static Map<String, String> hinted(String node, Map<String, String> more, int... gpus) {
+        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node
+                + "\",\"gang\":\"prod/x\",\"gangSize\":1,\"gpus\":[");
+        for (int i = 0; i < gpus.length; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
+                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
+                    .append(",\"distance\":\"PIX\"}");
+        }
+        Map<String, String> a = new java.util.LinkedHashMap<>(more);
+        a.put(HintAnnotations.PLACEMENT, b.append("]}").toString());
+        return a;
+    }
+
+    /**
+     * Four seed-shaped nodes: gpu-a and gpu-b hold GPUs 4–7 (free 0–3: rails 0, 1), gpu-d holds 0–3 (free 4–7:
+     * rails 2, 3), gpu-f is full when {@code fFull}, else free. PodGroup pg: p0 and p1, 4 GPUs each, unbound. No
+     * node has 8 free GPUs, so the gang spans two nodes, and the only aligned pair is gpu-a + gpu-b on rails {0×2,1×2}.
+     */
+    private static List<GenericKubernetesResource> offPlanCluster(boolean fFull) {
+        List<GenericKubernetesResource> o = new java.util.ArrayList<>();
+        for (String n : List.of("gpu-a", "gpu-b", "gpu-d", "gpu-f")) {
+            o.add(node(n, Map.of(), RDMA));
+            o.add(topology(n, seedShape(), null));
+        }
+        o.add(pod("prod", "busy-a", "gpu-a", hinted("gpu-a", Map.of(), 4, 5, 6, 7), FOUR_GPUS));
+        o.add(pod("prod", "busy-b", "gpu-b", hinted("gpu-b", Map.of(), 4, 5, 6, 7), FOUR_GPUS));
+        o.add(pod("prod", "busy-d", "gpu-d", hinted("gpu-d", Map.of(), 0, 1, 2, 3), FOUR_GPUS));
+        if (fFull) {
+            o.add(pod("prod", "busy-f", "gpu-f", Map.of(), EIGHT_GPUS));
+        }
+        o.add(podGroup("prod", "pg", 2, Map.of()));
+        o.add(pod("prod", "p0", null, IN_GROUP, FOUR_GPUS));
+        o.add(pod("prod", "p1", null, IN_GROUP, FOUR_GPUS));
+        return o;
+    }
+
+    private static ExtenderPod fourGpuMember(String name) {
+        return new ExtenderPod(new PodRef("prod", name, "uid-" + name), Map.of(), IN_GROUP, "volcano",
+                new ResourceRequests(Map.of("nvidia.com/gpu", BigDecimal.valueOf(4))),
+                GangRef.of("prod", Map.of(), IN_GROUP), null);
+    }
+
+    /** @return the node the gang plan gives {@code pod}: the one it scores 100 (the plan's node), asserted unique */
+    private static String plannedNode(EnginePlacementDecisions d, String pod) {
+        List<NodeScore> scores = d.score(fourGpuMember(pod), List.of("gpu-a", "gpu-b", "gpu-d"));
+        List<String> top = scores.stream().filter(s -> s.score() == NodeScore.MAX).map(NodeScore::node).toList();
+        assertThat(top).as("nodes scored 100 for %s: %s", pod, scores).hasSize(1);
+        return top.get(0);
+    }
+
+    /** @return the GPUs the engine's one-pod plan gives a 4-GPU pod alone on {@code node} (its best pairing) */
+    private static List<Integer> onePodBest(ClusterObjects objects, String node) {
+        var snapshot = dev.railyard.scheduler.cluster.ClusterView.of(objects, null, null).snapshot();
+        var one = new dev.railyard.scheduler.engine.ClusterSnapshot(List.of(snapshot.node(node)), List.of(),
+                snapshot.fabric(), null);
+        var request = new dev.railyard.scheduler.engine.PodRequest("prod", "alone", 4, Map.of(),
+                dev.railyard.scheduler.ipam.PodNetworksRequest.of("prod", Map.of()), false);
+        var plan = new PlacementEngine().plan(one, new dev.railyard.scheduler.engine.GangRequest("prod", "alone",
+                List.of(request), dev.railyard.scheduler.engine.PlacementPolicy.defaults()));
+        return plan.plan().pods().get(0).gpuIndices();
+    }
+
+    private static dev.railyard.api.hints.PlacementHint placement(Map<String, String> hints) throws Exception {
+        return new com.fasterxml.jackson.databind.ObjectMapper()
+                .readValue(hints.get(HintAnnotations.PLACEMENT), dev.railyard.api.hints.PlacementHint.class);
+    }
+
+    @Test
+    void aPodBoundOffItsPlanToANodeThatOffersTheGangsRailsKeepsThem() throws Exception {
+        // the plan is made while gpu-f is full; gpu-f frees up before the bind, and the scheduler binds p1 there
+        ClusterObjects before = objects(offPlanCluster(true));
+        ClusterObjects after = objects(offPlanCluster(false));
+        ClusterObjects[] now = {before};
+        var d = new EnginePlacementDecisions(() -> now[0], new IpPoolLedger(clock), new PlacementEngine(), null, 50,
+                new SimpleMeterRegistry());
+        String p0Node = plannedNode(d, "p0");
+        String p1Node = plannedNode(d, "p1");
+        // the only aligned two-node placement: gpu-a and gpu-b, both on rails 0 and 1 (GPUs 0–3)
+        assertThat(Set.of(p0Node, p1Node)).containsExactlyInAnyOrder("gpu-a", "gpu-b");
+        now[0] = new ClusterObjects(after.takenAt(), 2, after.objects(), Set.of(), true);
+
+        Map<String, String> hints = d.bindHints(new PodRef("prod", "p1", "uid-p1"), "gpu-f");
+
+        var hint = placement(hints);
+        assertThat(hint.node()).isEqualTo("gpu-f");
+        // gang rails {0×2,1×2} on a free seed node: GPUs 0,1 (mlx5_0, PIX) and 2,3 (mlx5_1, PIX)
+        assertThat(hint.gpus()).extracting(g -> g.gpu()).containsExactly(0, 1, 2, 3);
+        assertThat(hint.gpus()).extracting(g -> g.hca()).containsExactly("mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1");
+        assertThat(hints.get(HintAnnotations.RAILS)).isEqualTo("0,0,1,1");
+        assertThat(hints.get(HintAnnotations.NCCL_IB_HCA)).isEqualTo("=mlx5_0:1,mlx5_1:1");
+        // what the hint said before this fix: gpu-f's own best one-pod pairing, GPUs 4–7 on rails 2 and 3, off the
+        // gang's rails (so this test tells the two apart)
+        assertThat(onePodBest(after, "gpu-f")).containsExactly(4, 5, 6, 7);
+        assertThat(hint.railChoice().source()).isEqualTo("gang-rails");
+        assertThat(hint.railChoice().plannedNode()).isEqualTo(p1Node);
+        assertThat(hint.railChoice().gangRails()).isEqualTo("0,0,1,1");
+        assertThat(hint.railChoice().reason()).contains("bound to gpu-f, not the planned " + p1Node)
+                .contains("{0×2,1×2}").contains("the gang plan");
+        // the gang's size and the pod's place in it, not a one-pod plan's
+        assertThat(hint.gangSize()).isEqualTo(2);
+        assertThat(hint.gang()).isEqualTo("prod/pg");
+    }
+
+    @Test
+    void aPodBoundOffItsPlanToANodeWithoutTheGangsRailsGetsTheNodesBestPairingAndSaysSo() throws Exception {
+        var d = decisions(objects(offPlanCluster(true)));
+        String p1Node = plannedNode(d, "p1");
+
+        Map<String, String> hints = d.bindHints(new PodRef("prod", "p1", "uid-p1"), "gpu-d");
+
+        var hint = placement(hints);
+        // gpu-d has only GPUs 4–7 free (rails 2, 3): rails 0 and 1 have no free GPU, so the node's best pairing
+        assertThat(hint.node()).isEqualTo("gpu-d");
+        assertThat(hint.gpus()).extracting(g -> g.gpu()).containsExactly(4, 5, 6, 7);
+        assertThat(hints.get(HintAnnotations.RAILS)).isEqualTo("2,2,3,3");
+        assertThat(hint.railChoice().source()).isEqualTo("node-best");
+        assertThat(hint.railChoice().plannedNode()).isEqualTo(p1Node);
+        assertThat(hint.railChoice().gangRails()).isEqualTo("0,0,1,1");
+        assertThat(hint.railChoice().reason()).contains("bound to gpu-d, not the planned " + p1Node)
+                .contains("gpu-d cannot offer rail set {0×2,1×2}: qualifying free GPUs per rail [0, 0, 2, 2]");
+    }
+
+    @Test
+    void aPodOnItsPlannedNodeGetsThePlanWithoutARailChoice() throws Exception {
+        var d = decisions(objects(offPlanCluster(true)));
+        String p1Node = plannedNode(d, "p1");
+
+        var hint = placement(d.bindHints(new PodRef("prod", "p1", "uid-p1"), p1Node));
+
+        assertThat(hint.railChoice()).isNull();
+        assertThat(hint.gpus()).extracting(g -> g.gpu()).containsExactly(0, 1, 2, 3);
+        // docs/hints.md: "gang" is namespace/name of the PodGroup
+        assertThat(hint.gang()).isEqualTo("prod/pg");
+        assertThat(hint.gangSize()).isEqualTo(2);
+    }
+
+    @Test
+    void aBoundPodBackfilledWithoutAPlanKeepsTheRailsItsBoundMembersWereHintedWith() throws Exception {
+        // after a restart (no plan in memory): p0 is bound to gpu-a with hints on GPUs 0–3 (rails 0, 1); p1 was bound
+        // to the otherwise free gpu-f without hints, and the backfill asks for them (gpu-f's own best: GPUs 4–7)
+        List<GenericKubernetesResource> o = new java.util.ArrayList<>(offPlanCluster(false));
+        o.removeIf(r -> List.of("p0", "p1").contains(r.getMetadata().getName()));
+        o.add(pod("prod", "p0", "gpu-a", hinted("gpu-a", IN_GROUP, 0, 1, 2, 3), FOUR_GPUS));
+        o.add(pod("prod", "p1", "gpu-f", IN_GROUP, FOUR_GPUS));
+        var d = decisions(objects(o));
+
+        Map<String, String> hints = d.bindHints(new PodRef("prod", "p1", "uid-p1"), "gpu-f");
+
+        var hint = placement(hints);
+        assertThat(hint.gpus()).extracting(g -> g.gpu()).containsExactly(0, 1, 2, 3);
+        assertThat(hints.get(HintAnnotations.RAILS)).isEqualTo("0,0,1,1");
+        assertThat(hint.railChoice().source()).isEqualTo("gang-rails");
+        assertThat(hint.railChoice().plannedNode()).isNull();
+        assertThat(hint.railChoice().reason()).contains("its bound members' hints");
+    }
 }
