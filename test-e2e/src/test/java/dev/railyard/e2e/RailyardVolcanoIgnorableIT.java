@@ -126,8 +126,8 @@ class RailyardVolcanoIgnorableIT {
                 assertThat(event.getType()).isEqualTo("Normal");
                 assertThat(event.getSource().getComponent()).isEqualTo("railyard");
                 // HintBackfill.eventMessage with HintSweep's reason
-                assertThat(event.getMessage()).isEqualTo("Railyard placement hints were not on the Binding (bound "
-                        + "without hints (no pods/binding webhook answer)); added to the pod after binding to " + node
+                assertThat(event.getMessage()).isEqualTo("Railyard placement hints were not on the Binding (neither "
+                        + "the bind verb nor the pods/binding webhook added them); added to the pod after binding to " + node
                         + ". Containers started before now (e.g. a 'railyard env' init container) did not see them.");
             }
             System.out.println("[e2e] RailyardVolcanoIgnorableIT pod versions (backfill path):\n"

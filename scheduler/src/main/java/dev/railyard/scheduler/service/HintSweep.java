@@ -111,7 +111,7 @@ public final class HintSweep implements AutoCloseable {
                 continue;
             }
             backfill.enqueue(new PodRef(pod.namespace(), pod.name(), uid), pod.node(),
-                    "bound without hints (no pods/binding webhook answer)");
+                    "neither the bind verb nor the pods/binding webhook added them");
             out.add(pod.key());
         }
         if (!out.isEmpty()) {
