@@ -490,9 +490,7 @@ final class ServeCommand implements Callable<Integer> {
         if (!leaderElect && !leaderOnly.isEmpty()) {
             throw new InputException(String.join(", ", leaderOnly) + " only apply with --leader-elect");
         }
-        if (leaderElect && noCluster) {
-            throw new InputException("--leader-elect needs the cluster's API server for its Lease; drop --no-cluster");
-        }
+        checkNoClusterFlags();
         LeaderElection.Timing timing;
         try {
             timing = new LeaderElection.Timing(first(leaseDuration, null, LeaderElection.Timing.DEFAULTS.leaseDuration()),
