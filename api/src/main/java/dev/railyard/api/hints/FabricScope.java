@@ -12,6 +12,8 @@ import java.util.Locale;
 public record FabricScope(int maxTier, boolean required) {
     /** No limit. */
     public static final FabricScope ANY = new FabricScope(Integer.MAX_VALUE, false);
+    /** Largest tier number a hint may give ({@link Integer#MAX_VALUE} stands for {@link #ANY}). */
+    public static final int MAX_TIER = Integer.MAX_VALUE - 1;
 
     /** @return true when no limit applies */
     public boolean isAny() {
@@ -21,10 +23,12 @@ public record FabricScope(int maxTier, boolean required) {
     /**
      * Parses {@link HintAnnotations#FABRIC_SCOPE}.
      *
-     * @param text     {@code node}, {@code leaf}, {@code spine}, {@code core}, {@code any} or a tier number ≥ 0
+     * @param text     {@code node}, {@code leaf}, {@code spine}, {@code core}, {@code any} or a tier number 0 to
+     *                 {@value #MAX_TIER}
      * @param required whether the scope must hold
      * @return the scope, or null when {@code text} is null or blank
-     * @throws IllegalArgumentException naming the key and the value otherwise
+     * @throws IllegalArgumentException naming the key and the value otherwise (a tier number above
+     *                                  {@value #MAX_TIER} is called too large)
      */
     public static FabricScope parse(String text, boolean required) {
         if (text == null || text.isBlank()) {
@@ -38,16 +42,16 @@ public record FabricScope(int maxTier, boolean required) {
             case "core", "datacenter" -> 3;
             case "any" -> Integer.MAX_VALUE;
             default -> {
-                try {
-                    int n = Integer.parseInt(t);
-                    if (n < 0) {
-                        throw new NumberFormatException();
+                if (t.matches("\\+?\\d+")) {
+                    java.math.BigInteger n = new java.math.BigInteger(t.startsWith("+") ? t.substring(1) : t);
+                    if (n.compareTo(java.math.BigInteger.valueOf(MAX_TIER)) > 0) {
+                        throw new IllegalArgumentException("annotation " + HintAnnotations.FABRIC_SCOPE + ": '"
+                                + text + "': tier number too large (max " + MAX_TIER + "; 'any' for no limit)");
                     }
-                    yield n;
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("annotation " + HintAnnotations.FABRIC_SCOPE + ": '" + text
-                            + "' is not node, leaf, spine, core, any or a tier number");
+                    yield n.intValueExact();
                 }
+                throw new IllegalArgumentException("annotation " + HintAnnotations.FABRIC_SCOPE + ": '" + text
+                        + "' is not node, leaf, spine, core, any or a tier number");
             }
         };
         return tier == Integer.MAX_VALUE ? ANY : new FabricScope(tier, required);

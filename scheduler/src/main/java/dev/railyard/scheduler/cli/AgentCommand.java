@@ -37,14 +37,22 @@ import java.util.regex.Pattern;
  * {@code NodeTopology} with server-side apply; serves {@code /healthz} and {@code /metrics}. Runs until SIGTERM.
  *
  * <p>{@code --dry-run} does one refresh without an API server and prints the object it would write (exit 0 when
- * every source was read, 1 when the status is stale). Bad flags or an invalid rdma-shared-dev-plugin config exit 2
- * with one line on stderr.
+ * every source was read, 1 when the status is stale because the kubelet could not be asked). Bad flags (a
+ * {@code --listen} port out of range, an empty {@code --gpu-resource}), an unreadable or invalid
+ * rdma-shared-dev-plugin config, and, with {@code --dry-run}, a {@code --sys-root} that cannot be read exit 2 with
+ * one line on stderr.
  */
 @Command(name = "agent",
         mixinStandardHelpOptions = true,
         description = {"Run the node agent: discover this node's GPUs, HCAs and allocations, publish its NodeTopology.",
                 "Durations: 500ms, 30s, 5m, 1h (or ISO-8601 such as PT30S)."})
 final class AgentCommand implements Callable<Integer> {
+    /**
+     * An extended resource name: a DNS-subdomain prefix, {@code /}, and a name of at most 63 characters
+     * (Kubernetes: extended resources are fully qualified names outside {@code kubernetes.io}).
+     */
+    private static final Pattern EXTENDED_RESOURCE = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+            + "(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
 
     @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}", paramLabel = "NAME",
             description = "This node's name (default: $NODE_NAME, set from the downward API).")
@@ -112,10 +120,10 @@ final class AgentCommand implements Callable<Integer> {
         // Netty warns at every connect that unix sockets have no SO_KEEPALIVE (grpc-java sets it for TCP and UDS).
         System.setProperty("org.slf4j.simpleLogger.log.io.grpc.netty.shaded.io.netty.bootstrap", "error");
         AgentSettings settings = settings();
+        InetSocketAddress address = "none".equals(listen) ? null : address(listen);
         if (dryRun) {
             return dryRun(settings);
         }
-        InetSocketAddress address = "none".equals(listen) ? null : address(listen);
         NodeAgentRuntime runtime = NodeAgentRuntime.start(settings, kubeconfig, address);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -125,7 +133,8 @@ final class AgentCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         err.printf("railyard agent: node %s, sysfs %s, kubelet %s, refresh %s, interval %s%s%n", settings.nodeName(),
                 settings.sysRoot(), settings.podResourcesTarget(), refresh, interval,
-                runtime.httpAddress() == null ? "" : ", /healthz and /metrics on " + runtime.httpAddress());
+                runtime.httpAddress() == null ? "" : ", /healthz and /metrics on "
+                        + ServeCommand.hostPort(runtime.httpAddress()));
         err.flush();
         stopped.await();
         return 0;
@@ -134,8 +143,16 @@ final class AgentCommand implements Callable<Integer> {
     private int dryRun(AgentSettings settings) {
         RdmaSharedDevicePluginConfig config = settings.rdmaSharedConfig() == null ? null
                 : RdmaSharedDevicePluginConfig.read(settings.rdmaSharedConfig());
+        SysfsHostDiscovery sysfs = new SysfsHostDiscovery(settings.sysRoot());
+        try {
+            // a dry run is a person checking the flags: a sysfs that cannot be read is bad input, said once (the
+            // running agent instead publishes a Stale condition and keeps trying)
+            sysfs.discover();
+        } catch (RuntimeException e) {
+            throw new InputException("--sys-root " + settings.sysRoot() + ": " + sysfsProblem(e), e);
+        }
         try (PodResourcesClient kubelet = PodResourcesClient.connect(settings, new SimpleMeterRegistry())) {
-            NodeObserver observer = new NodeObserver(new SysfsHostDiscovery(settings.sysRoot()),
+            NodeObserver observer = new NodeObserver(sysfs,
                     new NvidiaSmiProbe(settings.nvidiaSmi(), Duration.ofSeconds(30)), kubelet, Clock.systemUTC(),
                     settings.resyncPeriod());
             NodeObservation observation = observer.observe();
@@ -147,9 +164,25 @@ final class AgentCommand implements Callable<Integer> {
         }
     }
 
+    /** @return the sysfs reader's reason without the root it already names (the caller names it once) */
+    private String sysfsProblem(RuntimeException e) {
+        String m = e instanceof InputException ? e.getMessage() : InputException.reason(e);
+        String root = sysRoot.toString();
+        if (m != null && m.startsWith(root)) {
+            m = m.substring(root.length()).replaceFirst("^[:,]?\\s*", "");
+        }
+        return m == null || m.isBlank() ? "cannot be read" : m;
+    }
+
     private AgentSettings settings() {
         if (nodeName == null || nodeName.isBlank()) {
             throw new InputException("--node-name is required (or set NODE_NAME)");
+        }
+        for (String r : gpuResources == null || gpuResources.isEmpty() ? List.of("") : gpuResources) {
+            if (!EXTENDED_RESOURCE.matcher(r.strip()).matches()) {
+                throw new InputException("--gpu-resource: '" + r + "' is not an extended resource name (expected "
+                        + "DOMAIN/NAME such as nvidia.com/gpu)");
+            }
         }
         try {
             return new AgentSettings(nodeName, sysRoot, podResourcesSocket, refresh, interval, resync, maxBackoff,
@@ -160,15 +193,31 @@ final class AgentCommand implements Callable<Integer> {
         }
     }
 
-    private static InetSocketAddress address(String hostPort) {
+    /**
+     * @param hostPort {@code HOST:PORT}, {@code :PORT}, or {@code [IPv6]:PORT}
+     * @throws InputException naming the flag and the value when it is not that, the port is not 0..65535 or the
+     *                        host name cannot be resolved
+     */
+    static InetSocketAddress address(String hostPort) {
         int colon = hostPort.lastIndexOf(':');
+        int port;
         try {
-            int port = Integer.parseInt(hostPort.substring(colon + 1));
-            String host = colon <= 0 ? "0.0.0.0" : hostPort.substring(0, colon);
-            return new InetSocketAddress(host, port);
+            port = Integer.parseInt(hostPort.substring(colon + 1));
         } catch (NumberFormatException | IndexOutOfBoundsException e) {
             throw new InputException("--listen: expected HOST:PORT or :PORT, got '" + hostPort + "'");
         }
+        if (port < 0 || port > 65535) {
+            throw new InputException("--listen: port " + port + " is out of range (0 to 65535) in '" + hostPort + "'");
+        }
+        String host = colon <= 0 ? "0.0.0.0" : hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            throw new InputException("--listen: unknown host '" + host + "' in '" + hostPort + "'");
+        }
+        return address;
     }
 
     /** Go-style durations ({@code 500ms}, {@code 30s}, {@code 1m30s}, {@code 2h}) or ISO-8601 ({@code PT30S}). */

@@ -20,6 +20,7 @@ import dev.railyard.scheduler.hints.PlacementHints;
 import dev.railyard.scheduler.ipam.PodPlacement;
 import dev.railyard.scheduler.ipam.PoolStatus;
 import dev.railyard.scheduler.ipam.PoolVerdict;
+import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricModel;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -27,7 +28,6 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +55,8 @@ final class DemoCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--svg", paramLabel = "FILE", description = "Where to write the SVG picture (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--svg", paramLabel = "FILE",
+            description = "Where to write the SVG picture; its directory must exist (default: ${DEFAULT-VALUE}).")
     Path svg = Path.of(DEFAULT_SVG);
 
     @Option(names = "--export-snapshot", paramLabel = "DIR", hidden = true,
@@ -71,6 +72,12 @@ final class DemoCommand implements Runnable {
                     + exportSnapshot);
             out.flush();
             return;
+        }
+        // checked before any output: missing directories are not created (a typo such as /nonexistent/x.svg must not
+        // leave new directories behind)
+        Path parent = svg.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new InputException("--svg " + svg + ": directory " + parent + " does not exist");
         }
         ClusterSnapshot snapshot = cluster.snapshot();
         ClusterSnapshot initial = snapshot;
@@ -147,13 +154,9 @@ final class DemoCommand implements Runnable {
         String picture = FabricSvg.render(initial, cluster.machineOf(), drawn,
                 "railyard demo: " + initial.nodes().size() + " nodes, " + drawn.size() + " jobs placed", svgNotes);
         try {
-            Path parent = svg.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
             Files.writeString(svg, picture, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException(svg + ": cannot write the SVG picture (" + e.getMessage() + ")", e);
+            throw new InputException("--svg " + svg + ": cannot write the SVG picture: " + InputException.reason(e), e);
         }
         out.println("fabric picture with the placements: " + svg);
         out.flush();

@@ -209,9 +209,11 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Resolved r = resolve();
         checkWebhookFlags();
+        // before resolve(): it names every cluster-only flag given with --no-cluster at once (resolve() alone stops
+        // at the first, --leader-elect)
         checkNoClusterFlags();
+        Resolved r = resolve();
         configureLogging(r.logLevel());
         Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
@@ -569,12 +571,24 @@ final class ServeCommand implements Callable<Integer> {
         return flag != null ? flag : file != null ? file : dflt;
     }
 
+    /**
+     * fabric8's informer loop: it logs every failed list or watch with a full stack trace (ERROR before the first
+     * list, WARN after). The cluster cache says the same in one line per kind ({@code cannot watch Pod.core/v1:
+     * cannot connect (connection refused ...)}) and keeps {@code railyard_cache_feature_enabled}, so this logger is
+     * off unless a {@code -D} property sets it.
+     */
+    static final String FABRIC8_REFLECTOR_LOG = "org.slf4j.simpleLogger.log."
+            + "io.fabric8.kubernetes.client.informers.impl.cache.Reflector";
+
     /** slf4j-simple reads these once, when the first logger is created; serve creates none before this. */
-    private static void configureLogging(String level) {
+    static void configureLogging(String level) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level);
         System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
         System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
         System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
         System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
+        if (System.getProperty(FABRIC8_REFLECTOR_LOG) == null) {
+            System.setProperty(FABRIC8_REFLECTOR_LOG, "off");
+        }
     }
 }

@@ -42,13 +42,22 @@ final class TopologyCollectCommand implements Callable<Integer> {
         SysfsArchive.Summary summary = SysfsArchive.collect(root, out);
         NodeTopologySpec node = summary.discovery().spec();
         PrintWriter w = spec.commandLine().getOut();
-        w.printf("wrote %s: %d files, %d symlinks, %d directories (%d bytes) from %s; %d GPUs, %d HCAs%n",
-                out, summary.files(), summary.symlinks(), summary.directories(), summary.bytes(), root,
-                node.gpus().size(), node.hcas().size());
+        w.printf("wrote %s: %s, %s, %s (%s) from %s; %s, %s%n", out, count(summary.files(), "file"),
+                count(summary.symlinks(), "symlink"), count(summary.directories(), "directory"),
+                count(summary.bytes(), "byte"), root, count(node.gpus().size(), "GPU"),
+                count(node.hcas().size(), "HCA"));
         for (String warning : node.warnings()) {
             w.println("warning: " + warning);
         }
         w.flush();
         return 0;
+    }
+
+    /** @return {@code "1 GPU"}, {@code "2 GPUs"}, {@code "1 directory"}, {@code "0 directories"} */
+    static String count(long n, String noun) {
+        if (n == 1) {
+            return n + " " + noun;
+        }
+        return n + " " + (noun.endsWith("y") ? noun.substring(0, noun.length() - 1) + "ies" : noun + "s");
     }
 }

@@ -116,6 +116,10 @@ final class VolcanoJobFile {
                     }
                 }
             }
+            if (gpus > Integer.MAX_VALUE) {
+                throw new InputException(where + ": task " + tname + " resource nvidia.com/gpu: " + gpus
+                        + " is more GPUs than Railyard counts (at most " + Integer.MAX_VALUE + ")");
+            }
             tasks.add(new Task(tname, replicas, tann, (int) gpus, res,
                     tpl.path("spec").path("hostNetwork").asBoolean(false)));
             total += replicas;

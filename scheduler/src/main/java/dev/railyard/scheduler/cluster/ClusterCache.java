@@ -2,6 +2,7 @@ package dev.railyard.scheduler.cluster;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +54,7 @@ public final class ClusterCache implements AutoCloseable {
     private final Duration crdRecheck;
     /** Set once every kind has been tried: until then {@link #synced()} is false even if the first informers are. */
     private volatile boolean firstPassDone;
+    private volatile boolean closed;
 
     /**
      * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces)
@@ -88,27 +91,77 @@ public final class ClusterCache implements AutoCloseable {
         recheck.scheduleWithFixedDelay(this::startAvailable, 0, period, TimeUnit.SECONDS);
     }
 
+    /**
+     * Tries every kind that has no informer yet, all at once: each try waits for its first list (or its failure,
+     * about 20 s per kind against an unreachable API server with fabric8's default retries), so trying them one
+     * after the other would add those waits up. Returns when every try has ended; only then is
+     * {@link #firstPassDone} set, as before.
+     */
     private synchronized void startAvailable() {
-        for (WatchedKind kind : WatchedKind.ALL) {
-            if (informers.containsKey(kind)) {
-                continue;
-            }
-            try {
-                if (kind.optional() && !client.supports(kind.apiVersion(), kind.kind())) {
-                    if (reportedMissing.putIfAbsent(kind, Boolean.TRUE) == null) {
-                        LOG.warn("{} is not installed: {} is off until its CRD appears", kind, kind.feature());
-                    }
-                    continue;
-                }
-                informers.put(kind, inform(kind));
-                if (reportedMissing.remove(kind) != null) {
-                    LOG.info("{} appeared: {} is on", kind, kind.feature());
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("cannot watch {} ({}); will retry in {}", kind, e.getMessage(), crdRecheck);
+        List<WatchedKind> pending = WatchedKind.ALL.stream().filter(k -> !informers.containsKey(k)).toList();
+        try (ExecutorService tries = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (WatchedKind kind : pending) {
+                tries.execute(() -> startOne(kind));
             }
         }
         firstPassDone = true;
+    }
+
+    private void startOne(WatchedKind kind) {
+        try {
+            if (kind.optional() && !client.supports(kind.apiVersion(), kind.kind())) {
+                if (reportedMissing.putIfAbsent(kind, Boolean.TRUE) == null) {
+                    LOG.warn("{} is not installed: {} is off until its CRD appears", kind, kind.feature());
+                }
+                return;
+            }
+            SharedIndexInformer<GenericKubernetesResource> informer = inform(kind);
+            if (closed) {
+                informer.close();
+                return;
+            }
+            informers.put(kind, informer);
+            if (reportedMissing.remove(kind) != null) {
+                LOG.info("{} appeared: {} is on", kind, kind.feature());
+            }
+        } catch (RuntimeException e) {
+            if (!closed) {
+                LOG.warn("cannot watch {}: {}; will retry in {}", kind, failure(e), words(crdRecheck));
+            }
+        }
+    }
+
+    /**
+     * @return why a watch could not start, from the cause chain: {@code cannot connect (connection refused ...)},
+     *         {@code unknown host ...}, {@code TLS handshake failed: ...}, {@code timed out}, or {@code HTTP 403
+     *         ...}; never fabric8's bare "An error has occurred."
+     */
+    static String failure(Throwable e) {
+        String network = ClusterListing.networkProblem(e);
+        if (network != null) {
+            return network;
+        }
+        int code = e instanceof io.fabric8.kubernetes.client.KubernetesClientException k ? k.getCode() : 0;
+        String deepest = null;
+        for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && !m.isBlank() && !m.startsWith("An error has occurred")) {
+                deepest = m;
+            }
+        }
+        String text = deepest != null ? deepest : e.getCause() != null ? e.getCause().getClass().getSimpleName()
+                : e.getClass().getSimpleName();
+        text = text.replaceAll("\\s+", " ").strip();
+        if (text.length() > 200) {
+            text = text.substring(0, 200) + "...";
+        }
+        return (code > 0 ? "HTTP " + code + ": " : "") + text;
+    }
+
+    /** @return {@code 30s}, {@code 10m}, {@code 1h}: the largest whole unit */
+    private static String words(Duration d) {
+        long s = d.toSeconds();
+        return s % 3600 == 0 && s > 0 ? s / 3600 + "h" : s % 60 == 0 && s > 0 ? s / 60 + "m" : s + "s";
     }
 
     private SharedIndexInformer<GenericKubernetesResource> inform(WatchedKind kind) {
@@ -133,8 +186,26 @@ public final class ClusterCache implements AutoCloseable {
             }
         };
         SharedIndexInformer<GenericKubernetesResource> informer = kind.namespaced()
-                ? resources.inAnyNamespace().inform(handler, resync.toMillis())
-                : resources.inform(handler, resync.toMillis());
+                ? resources.inAnyNamespace().runnableInformer(resync.toMillis())
+                : resources.runnableInformer(resync.toMillis());
+        informer.addEventHandler(handler);
+        // fabric8's own decision (Reflector's default handler: retry once started, unless the watch itself was
+        // refused), said in one line here; serve turns fabric8's Reflector logger, which prints a stack trace per
+        // failure, off. A failure before the first list is reported by startOne.
+        informer.exceptionHandler((started, t) -> {
+            boolean retry = started && !(t instanceof WatcherException);
+            if (started && !closed) {
+                LOG.warn("watch of {} failed: {}; {}", kind, failure(t), retry ? "retrying"
+                        : "stopped until restart");
+            }
+            return retry;
+        });
+        try {
+            informer.run();
+        } catch (RuntimeException e) {
+            informer.close();
+            throw e;
+        }
         touched();
         return informer;
     }
@@ -177,6 +248,7 @@ public final class ClusterCache implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         recheck.shutdownNow();
         informers.values().forEach(SharedIndexInformer::close);
         informers.clear();

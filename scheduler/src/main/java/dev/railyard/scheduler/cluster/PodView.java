@@ -80,10 +80,15 @@ public record PodView(String namespace, String name, String node, String phase, 
         requests.forEach((resource, amount) -> {
             // extended resources (a domain-prefixed name outside kubernetes.io) are whole devices: the API server
             // refuses fractions and negative amounts (k8s.io/kubernetes pkg/apis/core/validation)
-            if (resource.contains("/") && !resource.contains("kubernetes.io/")
-                    && (amount.signum() < 0 || amount.stripTrailingZeros().scale() > 0)) {
+            if (isDevice(resource) && (amount.signum() < 0 || amount.stripTrailingZeros().scale() > 0)) {
                 throw new IllegalArgumentException("pod " + ns + "/" + pod.getMetadata().getName() + ": " + resource
                         + " " + amount.toPlainString() + " is not a whole number of devices ≥ 0");
+            }
+            // each container was checked; this catches containers that only add up to too many
+            if (isDevice(resource) && amount.compareTo(MAX_DEVICES) > 0) {
+                throw new IllegalArgumentException("pod " + ns + "/" + pod.getMetadata().getName() + ": " + resource
+                        + " " + amount.toPlainString() + " in total is more devices than Railyard counts (at most "
+                        + MAX_DEVICES + ")");
             }
         });
         return new PodView(ns, pod.getMetadata().getName(), node == null || node.isEmpty() ? null : node, phase,
@@ -170,14 +175,37 @@ public record PodView(String namespace, String name, String node, String phase, 
         Map<String, Object> requests = ObjectFields.map(ObjectFields.at(container, "resources", "requests"));
         Map<String, Object> limits = ObjectFields.map(ObjectFields.at(container, "resources", "limits"));
         for (var e : requests.entrySet()) {
-            out.put(e.getKey(), quantity(e.getValue(), where + "requests." + e.getKey()));
+            out.put(e.getKey(), devices(e.getKey(), quantity(e.getValue(), where + "requests." + e.getKey()),
+                    where + "requests." + e.getKey()));
         }
         for (var e : limits.entrySet()) {
             if (!out.containsKey(e.getKey())) {
-                out.put(e.getKey(), quantity(e.getValue(), where + "limits." + e.getKey()));
+                out.put(e.getKey(), devices(e.getKey(), quantity(e.getValue(), where + "limits." + e.getKey()),
+                        where + "limits." + e.getKey()));
             }
         }
         return out;
+    }
+
+    /** Most devices of one extended resource a pod may ask for: the engine counts GPUs in an {@code int}. */
+    static final BigDecimal MAX_DEVICES = BigDecimal.valueOf(Integer.MAX_VALUE);
+
+    /** @return true for an extended resource (a domain-prefixed name outside {@code kubernetes.io}): whole devices */
+    private static boolean isDevice(String resource) {
+        return resource.contains("/") && !resource.contains("kubernetes.io/");
+    }
+
+    /**
+     * @return {@code amount}, checked to be a count Railyard can hold when {@code resource} is a device
+     * @throws IllegalArgumentException naming {@code where} (container and resource) when it is more than
+     *                                  {@link #MAX_DEVICES}, rather than clamping it to a wrong, smaller count
+     */
+    private static BigDecimal devices(String resource, BigDecimal amount, String where) {
+        if (isDevice(resource) && amount.compareTo(MAX_DEVICES) > 0) {
+            throw new IllegalArgumentException(where + ": " + amount.toPlainString() + " is more devices than "
+                    + "Railyard counts (at most " + MAX_DEVICES + ")");
+        }
+        return amount;
     }
 
     private static BigDecimal quantity(Object v, String where) {
@@ -207,9 +235,9 @@ public record PodView(String namespace, String name, String node, String phase, 
         return v == null ? 0 : v.setScale(0, RoundingMode.CEILING).longValue();
     }
 
-    /** @return {@code nvidia.com/gpu} devices requested */
+    /** @return {@code nvidia.com/gpu} devices requested ({@link #of} refuses more than {@link #MAX_DEVICES}) */
     public int gpus() {
-        return (int) Math.min(Integer.MAX_VALUE, devices(GPU_RESOURCE));
+        return Math.toIntExact(devices(GPU_RESOURCE));
     }
 
     /** @return true when the pod has run to completion or failed (it holds no devices any more) */

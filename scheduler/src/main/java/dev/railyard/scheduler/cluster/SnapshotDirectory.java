@@ -38,12 +38,15 @@ import java.util.stream.Stream;
  * {@code PodList} whose items may omit {@code apiVersion}/{@code kind} (the API server's list form). Objects are
  * classified by API group and kind against {@link WatchedKind}; other kinds are ignored with a note per file.
  *
- * <p>Nothing in one file stops the others from being used. Problems become warnings that name the file, the document
- * (1-based), the list item (0-based, as in {@code items[3]}) and the object when its name is known: a YAML or JSON
- * syntax error (the documents before it are kept, the rest of that file is skipped), an object without
- * {@code apiVersion}, {@code kind} or {@code metadata.name}, metadata of the wrong shape, the same object in two
- * places (the later one is used). A namespaced object without a namespace is put in {@code default}, as
- * {@code kubectl apply} would, with a warning.
+ * <p>A file that cannot be read whole (a YAML or JSON syntax error, say a {@code pods.yaml} cut off mid-way; a list
+ * whose {@code kind} never comes, which kubectl writes after the items; not UTF-8; unreadable) is bad input: the
+ * answer would be built on a cluster missing every object after the damage (the pods of a {@code kind: List} are
+ * all in its one document), so their GPUs would look free and their addresses unused. {@link #read} then throws,
+ * naming the file, line, column and document. Problems of single objects in a
+ * readable file become warnings that name the file, the document (1-based), the list item (0-based, as in
+ * {@code items[3]}) and the object when its name is known: an object without {@code apiVersion}, {@code kind} or
+ * {@code metadata.name}, metadata of the wrong shape, the same object in two places (the later one is used). A
+ * namespaced object without a namespace is put in {@code default}, as {@code kubectl apply} would, with a warning.
  */
 public final class SnapshotDirectory {
     private static final ObjectMapper YAML = YAMLMapper.builder(new YAMLFactory())
@@ -85,8 +88,9 @@ public final class SnapshotDirectory {
      * @param dir the snapshot directory
      * @return the objects and what went wrong on the way
      * @throws InputException when {@code dir} is not a readable directory, holds no {@code .yaml}/{@code .yml}/
-     *                        {@code .json} file, or no Railyard object could be read from any of them (the message
-     *                        then carries the first problems)
+     *                        {@code .json} file, one of them cannot be read whole (syntax error, not UTF-8,
+     *                        unreadable: the message names file, line and column), or no Railyard object could be
+     *                        read from any of them (the message then carries the first problems)
      */
     public static Loaded read(Path dir) {
         if (!Files.isDirectory(dir)) {
@@ -115,7 +119,7 @@ public final class SnapshotDirectory {
         if (files.isEmpty()) {
             throw new InputException("snapshot " + dir + ": no .yaml, .yml or .json files");
         }
-        Reader reader = new Reader();
+        Reader reader = new Reader(dir);
         List<String> names = new ArrayList<>();
         for (Path f : files) {
             String name = dir.relativize(f).toString();
@@ -141,6 +145,10 @@ public final class SnapshotDirectory {
         return new Loaded(co, names, counts, reader.warnings, notes, reader.others);
     }
 
+    /** Why a damaged file stops the read, at the end of its message. */
+    static final String DAMAGED = "fix or remove the file: read in part, its missing objects would look absent "
+            + "(their GPUs free, their addresses unused)";
+
     /** Accumulates objects over files. */
     private static final class Reader {
         final Map<WatchedKind, Map<String, GenericKubernetesResource>> byKind = new LinkedHashMap<>();
@@ -148,8 +156,10 @@ public final class SnapshotDirectory {
         final List<String> warnings = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
         final List<GenericKubernetesResource> others = new ArrayList<>();
+        final Path dir;
 
-        Reader() {
+        Reader(Path dir) {
+            this.dir = dir;
             for (WatchedKind k : WatchedKind.ALL) {
                 byKind.put(k, new LinkedHashMap<>());
             }
@@ -160,7 +170,6 @@ public final class SnapshotDirectory {
             ObjectMapper mapper = json ? JSON : YAML;
             Map<String, Integer> ignored = new TreeMap<>();
             int doc = 0;
-            int before = objectsRead();
             try (InputStream in = Files.newInputStream(path);
                  MappingIterator<JsonNode> it = mapper.readerFor(JsonNode.class).readValues(in)) {
                 while (it.hasNextValue()) {
@@ -170,24 +179,21 @@ public final class SnapshotDirectory {
                 }
             } catch (JsonProcessingException e) {
                 JsonLocation loc = e.getLocation();
-                int kept = objectsRead() - before;
-                warnings.add(name + (loc == null ? "" : " line " + loc.getLineNr() + ", column " + loc.getColumnNr())
-                        + " (document " + (doc + 1) + "): "
-                        + problem(e) + "; " + (kept == 0 ? "nothing of this file is used"
-                        : kept == 1 ? "the object before it is used, the rest of the file is skipped"
-                        : "the " + kept + " objects before it are used, the rest of the file is skipped"));
+                throw new InputException("snapshot " + dir + ": " + name + (loc == null || loc.getLineNr() < 1 ? ""
+                        : " line " + loc.getLineNr() + ", column " + loc.getColumnNr()) + " (document " + (doc + 1)
+                        + "): " + problem(e) + "; " + DAMAGED, e);
             } catch (IOException | RuntimeException e) {
-                warnings.add(name + ": cannot read: " + oneLine(InputException.reason(e)));
+                if (e instanceof InputException) {
+                    throw (InputException) e;
+                }
+                throw new InputException("snapshot " + dir + ": " + name + ": cannot read: "
+                        + oneLine(InputException.reason(e)) + "; " + DAMAGED, e);
             }
             if (!ignored.isEmpty()) {
                 List<String> parts = new ArrayList<>();
                 ignored.forEach((k, c) -> parts.add(c + " " + k));
                 notes.add(name + ": kinds Railyard does not watch (kept only for Volcano Job look-ups): " + String.join(", ", parts));
             }
-        }
-
-        private int objectsRead() {
-            return byKind.values().stream().mapToInt(Map::size).sum();
         }
 
         private void document(JsonNode n, String file, int doc, Map<String, Integer> ignored) {
@@ -203,6 +209,13 @@ public final class SnapshotDirectory {
             String kind = n.path("kind").asText("");
             JsonNode items = n.get("items");
             if (items != null && (kind.isEmpty() || kind.endsWith("List"))) {
+                if (kind.isEmpty()) {
+                    // kubectl -o yaml sorts the keys: apiVersion, items, kind, metadata. A list whose kind never
+                    // came is a file cut off after (or inside) its items
+                    throw new InputException("snapshot " + dir + ": " + where + ": a list of "
+                            + (items.isArray() ? items.size() + " items" : "items") + " without kind (kubectl writes "
+                            + "'kind: List' after the items): the file looks cut off; " + DAMAGED);
+                }
                 if (!items.isArray()) {
                     warnings.add(where + " (" + (kind.isEmpty() ? "list" : kind) + "): items is not a list; skipped");
                     return;

@@ -437,7 +437,8 @@ public final class NodeRailView {
                         : "GPU" + rails.gpus[i] + " " + b.distance() + " to " + b.hca());
             }
             out.add(new Reason(ReasonCode.NO_GPU_PAIR_WITHIN_DISTANCE, "no free GPU pair at " + lim,
-                    g + " GPUs needed at " + lim + " from the pod's HCAs, " + eligibleAll.length + " qualify ("
+                    g + (g == 1 ? " GPU" : " GPUs") + " needed at " + lim + " from the pod's HCAs, "
+                            + eligibleAll.length + " qualify ("
                             + String.join(", ", far) + ")"));
         }
         return out;

@@ -229,7 +229,8 @@ public final class PlacementEngine {
         double frag = groups == 0 ? 100 : 50.0 * (1.0 - broken / (double) groups)
                 + 50.0 * (total == 0 ? 1.0 : 1.0 - choice.leftover() / (double) total);
         terms.add(new NodeScore.Term("fragmentation", clamp((int) Math.round(frag)), w.fragmentation(),
-                broken + " of " + groups + " PCIe groups partly used after, " + choice.leftover() + " GPUs left free"));
+                broken + " of " + groups + (groups == 1 ? " PCIe group" : " PCIe groups") + " partly used after, "
+                        + choice.leftover() + (choice.leftover() == 1 ? " GPU" : " GPUs") + " left free"));
         int ip = 100;
         String ipWhy = "no pools checked";
         if (snapshot.pools() != null && !pod.selections().isEmpty()) {

@@ -90,8 +90,7 @@ public record PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDis
                             + max + "' is not PIX, PXB, PHB, NODE or SYS");
                 }
             }
-            boolean scopeRequired = AffinityPolicy.parse(scopePolicy, HintAnnotations.FABRIC_SCOPE_POLICY,
-                    AffinityPolicy.REQUIRED) == AffinityPolicy.REQUIRED;
+            boolean scopeRequired = scopeRequired(scopePolicy);
             FabricScope fabricScope = FabricScope.parse(scope, scopeRequired);
             if (fabricScope == null && podGroup != null && podGroup.networkTopology() != null) {
                 PodGroup.NetworkTopology nt = podGroup.networkTopology();
@@ -117,6 +116,26 @@ public record PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDis
         } catch (IllegalArgumentException e) {
             throw new InputException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * Parses {@value HintAnnotations#FABRIC_SCOPE_POLICY}: {@code required} (the default) or {@code preferred}, the
+     * two values the README gives job authors. There is no {@code ignore}: a scope that should not hold is
+     * {@code railyard.dev/fabric-scope: any}.
+     */
+    private static boolean scopeRequired(String text) {
+        if (text == null || text.isBlank()) {
+            return true;
+        }
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        return switch (t) {
+            case "required" -> true;
+            case "preferred" -> false;
+            default -> throw new IllegalArgumentException("annotation " + HintAnnotations.FABRIC_SCOPE_POLICY + ": '"
+                    + text + "' is not required or preferred" + (t.equals("ignore") || t.equals("ignored")
+                    || t.equals("none") ? " (for no fabric limit, set " + HintAnnotations.FABRIC_SCOPE + ": any)"
+                    : ""));
+        };
     }
 
     private static String lookup(String key, Map<String, String> pod, PodGroup pg, Map<String, String> job,

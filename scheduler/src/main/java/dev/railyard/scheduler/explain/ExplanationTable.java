@@ -83,7 +83,8 @@ public final class ExplanationTable {
                     .append(g.domain().name()).append(" (tier ").append(g.domain().tier()).append(", ")
                     .append(g.domain().tierName()).append("); ").append(g.cost().hops())
                     .append(g.cost().hops() == 1 ? " switch hop" : " switch hops").append(" between pods, local cost ").append(g.cost().local()).append(", ")
-                    .append(g.cost().slack()).append(" GPUs left free in the domain");
+                    .append(g.cost().slack())
+                    .append(g.cost().slack() == 1 ? " GPU" : " GPUs").append(" left free in the domain");
             if (!g.cost().relaxed().isEmpty()) {
                 b.append("; relaxed: ").append(String.join(", ", g.cost().relaxed()));
             }

@@ -10,7 +10,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.PodView;
 import dev.railyard.scheduler.cluster.VolcanoObjectConverter;
+import dev.railyard.scheduler.engine.PlacementPolicy;
 import dev.railyard.topology.InputException;
+import dev.railyard.topology.fabric.FabricModel;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 
@@ -138,6 +140,7 @@ public final class VolcanoJobTemplate {
         String at = where + " (Job " + ns + "/" + name + ")";
         Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
                 : job.getMetadata().getAnnotations();
+        hints(annotations, null, at + ": metadata.annotations");
         Map<String, Object> spec = map(job.getAdditionalProperties().get("spec"));
         String queue = text(spec.get("queue"));
         if (queue == null || queue.isBlank()) {
@@ -165,6 +168,8 @@ public final class VolcanoJobTemplate {
                 throw new InputException(at + ": " + tw + " (task " + tname + ").template is missing");
             }
             Map<String, Object> tmeta = map(map(tpl).get("metadata"));
+            hints(null, strings(tmeta.get("annotations")), at + ": " + tw + " (task " + tname
+                    + ").template.metadata.annotations");
             Map<String, Object> tspec = map(map(tpl).get("spec"));
             if (!(tspec.get("containers") instanceof List<?>)) {
                 throw new InputException(at + ": " + tw + " (task " + tname + ").template.spec.containers is missing");
@@ -218,6 +223,21 @@ public final class VolcanoJobTemplate {
         }
         PodGroup pg = new PodGroup(ns, pgName, min, nt, annotations);
         return new Job(ns, name, annotations, pg, pods, where);
+    }
+
+    /**
+     * Checks the {@code railyard.dev/} hint annotations of the Job or of one task template on their own, so that a
+     * bad value is named with the Job, the task and the file it is in (the gang's policy is resolved later from the
+     * Job and the first pod, where the place is no longer known).
+     *
+     * @throws InputException {@code <where>: annotation railyard.dev/...: '<value>' is not ...}
+     */
+    private static void hints(Map<String, String> jobAnnotations, Map<String, String> podAnnotations, String where) {
+        try {
+            PlacementPolicy.resolve(jobAnnotations, null, podAnnotations, FabricModel.empty());
+        } catch (InputException e) {
+            throw new InputException(where + ": " + e.getMessage(), e);
+        }
     }
 
     @SuppressWarnings("unchecked")

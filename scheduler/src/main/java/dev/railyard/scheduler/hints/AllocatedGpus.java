@@ -15,10 +15,23 @@ import java.util.Locale;
 /**
  * Which GPUs this container actually got, from what the NVIDIA container stack leaves in it:
  * <ol>
- *   <li>{@code NVIDIA_VISIBLE_DEVICES} (set by the NVIDIA device plugin's default {@code envvar} strategy): a comma
- *       list of {@code GPU-<uuid>} or host GPU indices; a path (the {@code volume-mounts} strategy,
- *       {@code /var/run/nvidia-container-devices}) whose directory entries are the device ids; {@code none}: no
- *       GPUs; {@code all}, {@code void}, empty or unset: not a list, go on with 2;</li>
+ *   <li>{@code NVIDIA_VISIBLE_DEVICES} (set by the NVIDIA device plugin's default {@code envvar} strategy), with the
+ *       meanings the NVIDIA Container Toolkit documents for it (user guide, "GPU Enumeration": a list,
+ *       {@code all}, {@code none}, {@code void} or empty or unset):
+ *       <ul>
+ *         <li>a comma list of {@code GPU-<uuid>} or host GPU indices: those GPUs;</li>
+ *         <li>a path (the device plugin's {@code volume-mounts} strategy, {@code /var/run/nvidia-container-devices})
+ *             whose directory entries are the device ids: those GPUs;</li>
+ *         <li>{@code all}: every GPU of the node; they are listed by 2, or, when {@code /proc} shows none, the
+ *             resolution says {@link Resolution#allOfNode() all of the node} and the hint's rail map names them;</li>
+ *         <li>{@code none}: no GPU (only the driver's capabilities);</li>
+ *         <li>{@code void} or empty (set to nothing): the runtime behaves like plain runc, "neither GPUs nor
+ *             capabilities are exposed": no GPU. Nothing else is consulted, since the toolkit mounted no
+ *             {@code /proc} entries of its own and any there are the host's;</li>
+ *         <li>unset: the container was not set up by the NVIDIA runtime at all (an init container without GPU
+ *             limits, or {@code railyard env} run on a saved {@code --root}): go on with 2, and when that finds
+ *             nothing the GPUs are not known (the caller assumes the planned ones and says so);</li>
+ *       </ul></li>
  *   <li>{@code /proc/driver/nvidia/gpus/<bus id>/information} (the container toolkit mounts only the container's
  *       GPUs there): {@code GPU UUID:} and {@code Bus Location:} of each;</li>
  *   <li>then {@code CUDA_VISIBLE_DEVICES}, when set and not blank, narrows that list like CUDA does: UUIDs (or
@@ -49,17 +62,20 @@ public final class AllocatedGpus {
     }
 
     /**
-     * @param gpus   the container's GPUs, or null when nothing said which (the plan's GPUs are assumed then)
-     * @param source where they came from, for messages
-     * @param notes  problems met on the way, one line each
+     * @param gpus      the container's GPUs, or null when nothing listed them (see {@link #allOfNode()}; otherwise
+     *                  the plan's GPUs are assumed)
+     * @param allOfNode true for {@code NVIDIA_VISIBLE_DEVICES=all} with no {@code /proc} entries to list them: the
+     *                  container has every GPU of the node ({@code gpus} is then null)
+     * @param source    where they came from, for messages
+     * @param notes     problems met on the way, one line each
      */
-    public record Resolution(List<GpuId> gpus, String source, List<String> notes) {
+    public record Resolution(List<GpuId> gpus, boolean allOfNode, String source, List<String> notes) {
         public Resolution {
             gpus = gpus == null ? null : List.copyOf(gpus);
             notes = List.copyOf(notes);
         }
 
-        /** @return true when the container's GPUs are known */
+        /** @return true when the container's GPUs are listed */
         public boolean known() {
             return gpus != null;
         }
@@ -69,7 +85,8 @@ public final class AllocatedGpus {
     }
 
     /**
-     * @param nvidiaVisibleDevices value of {@code NVIDIA_VISIBLE_DEVICES}, or null
+     * @param nvidiaVisibleDevices value of {@code NVIDIA_VISIBLE_DEVICES}, or null when unset (an empty string is
+     *                             set-but-empty, which the toolkit treats like {@code void})
      * @param cudaVisibleDevices   value of {@code CUDA_VISIBLE_DEVICES}, or null
      * @param root                 the filesystem root ({@code /}; a fake tree in tests) for {@code /proc} and the
      *                             volume-mounts directory
@@ -77,20 +94,31 @@ public final class AllocatedGpus {
     public static Resolution resolve(String nvidiaVisibleDevices, String cudaVisibleDevices, Path root) {
         List<String> notes = new ArrayList<>();
         List<GpuId> gpus = null;
+        boolean all = false;
         String source;
-        String nv = nvidiaVisibleDevices == null ? "" : nvidiaVisibleDevices.strip();
-        String nvLower = nv.toLowerCase(Locale.ROOT);
-        if (nvLower.equals("none")) {
+        String nv = nvidiaVisibleDevices == null ? null : nvidiaVisibleDevices.strip();
+        String nvLower = nv == null ? null : nv.toLowerCase(Locale.ROOT);
+        if (nv != null && (nv.isEmpty() || nvLower.equals("void"))) {
+            // toolkit docs: "void or empty or unset: nvidia-container-runtime will have the same behavior as runc
+            // (i.e. neither GPUs nor capabilities are exposed)"
+            return new Resolution(List.of(), false, "NVIDIA_VISIBLE_DEVICES=" + (nv.isEmpty() ? "(empty)" : nv)
+                    + ": the NVIDIA container runtime exposes no GPU", notes);
+        }
+        if (nv == null) {
+            source = "/proc/driver/nvidia/gpus";
+        } else if (nvLower.equals("none")) {
+            // toolkit docs: "none: no GPU is accessible, but driver capabilities are enabled"
             gpus = List.of();
             source = "NVIDIA_VISIBLE_DEVICES=none";
+        } else if (nvLower.equals("all")) {
+            all = true;
+            source = "NVIDIA_VISIBLE_DEVICES=all, /proc/driver/nvidia/gpus";
         } else if (nv.startsWith("/")) {
             gpus = fromIds(listNames(root.resolve(nv.substring(1)), notes), notes);
             source = "NVIDIA_VISIBLE_DEVICES directory " + nv;
-        } else if (!nv.isEmpty() && !nvLower.equals("all") && !nvLower.equals("void")) {
+        } else {
             gpus = fromIds(List.of(nv.split(",")), notes);
             source = "NVIDIA_VISIBLE_DEVICES";
-        } else {
-            source = "/proc/driver/nvidia/gpus";
         }
         // the proc entries carry UUID and bus id; prefer them for the GPUs NVIDIA_VISIBLE_DEVICES named
         List<GpuId> proc = fromProc(root.resolve("proc/driver/nvidia/gpus"), notes);
@@ -98,6 +126,10 @@ public final class AllocatedGpus {
             gpus = proc;
         } else if (proc != null) {
             gpus = enrich(gpus, proc);
+        }
+        boolean allOfNode = all && gpus == null;
+        if (allOfNode) {
+            source = "NVIDIA_VISIBLE_DEVICES=all";
         }
         String cuda = cudaVisibleDevices == null ? "" : cudaVisibleDevices.strip();
         if (!cuda.isEmpty() && gpus != null) {
@@ -107,7 +139,7 @@ public final class AllocatedGpus {
             notes.add("CUDA_VISIBLE_DEVICES=" + cuda + " is relative to the container's GPUs, which nothing else "
                     + "names; ignored");
         }
-        return new Resolution(gpus, source, notes);
+        return new Resolution(gpus, allOfNode, source, notes);
     }
 
     private static List<GpuId> fromIds(List<String> ids, List<String> notes) {

@@ -29,6 +29,8 @@ import java.util.regex.Pattern;
  * {@code ports/<port>/link_layer} is {@code Ethernet} (RoCE) or {@code InfiniBand}.
  *
  * <p>Types and netdevs are read only for non-empty entries; an unreadable one is recorded as null, not an error.
+ * A {@code gids/<i>} file that holds text but not a GID (a damaged snapshot, garbage) is kept as an entry without a
+ * GID, so it is never picked, and named in {@link #notes()}.
  */
 public final class GidTable {
     /** {@code gid_attrs/types} text of a RoCE v2 entry. */
@@ -106,12 +108,14 @@ public final class GidTable {
     private final int port;
     private final String linkLayer;
     private final List<Entry> entries;
+    private final List<String> notes;
 
-    private GidTable(String hca, int port, String linkLayer, List<Entry> entries) {
+    private GidTable(String hca, int port, String linkLayer, List<Entry> entries, List<String> notes) {
         this.hca = hca;
         this.port = port;
         this.linkLayer = linkLayer;
         this.entries = List.copyOf(entries);
+        this.notes = List.copyOf(notes);
     }
 
     /**
@@ -139,8 +143,15 @@ public final class GidTable {
         }
         indices.sort(Comparator.naturalOrder());
         List<Entry> entries = new ArrayList<>(indices.size());
+        List<String> notes = new ArrayList<>();
         for (int i : indices) {
-            byte[] gid = parseGid(readOrNull(gids.resolve(Integer.toString(i))));
+            Path file = gids.resolve(Integer.toString(i));
+            String text = readOrNull(file);
+            byte[] gid = parseGid(text);
+            if (gid == null && text != null) {
+                notes.add(file + ": '" + shorten(text) + "' is not a GID (8 groups of 4 hex digits); entry " + i
+                        + " ignored");
+            }
             Entry e = new Entry(i, gid, null, null);
             if (!e.isEmpty()) {
                 e = new Entry(i, gid, readOrNull(portDir.resolve("gid_attrs/types").resolve(Integer.toString(i))),
@@ -148,12 +159,22 @@ public final class GidTable {
             }
             entries.add(e);
         }
-        return new GidTable(hca, port, readOrNull(portDir.resolve("link_layer")), entries);
+        return new GidTable(hca, port, readOrNull(portDir.resolve("link_layer")), entries, notes);
     }
 
     /** A table from given entries (tests, snapshots). */
     public static GidTable of(String hca, int port, String linkLayer, List<Entry> entries) {
-        return new GidTable(hca, port, linkLayer, entries);
+        return new GidTable(hca, port, linkLayer, entries, List.of());
+    }
+
+    /** @return {@code gids/<i>} files whose text is not a GID, one line each naming the file; empty normally */
+    public List<String> notes() {
+        return notes;
+    }
+
+    private static String shorten(String text) {
+        String t = text.replaceAll("\\p{Cntrl}", "?");
+        return t.length() > 60 ? t.substring(0, 60) + "..." : t;
     }
 
     /** @return the RDMA device name */

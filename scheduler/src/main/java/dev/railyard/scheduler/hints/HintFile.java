@@ -6,7 +6,14 @@ import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.topology.InputException;
 
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -23,9 +30,16 @@ import java.util.Map;
  *       itself (an object with {@code "version"});</li>
  *   <li>a JSON object of annotations ({@code kubectl get pod -o jsonpath='{.metadata.annotations}'}).</li>
  * </ul>
- * Reading never throws: every outcome is a {@link HintFile} value.
+ * Reading never throws: every outcome is a {@link HintFile} value. At most {@value #MAX_BYTES} bytes are read: a
+ * larger file (say {@code /dev/zero}) is not a hint file and is {@link Ignored}.
  */
 public sealed interface HintFile {
+    /**
+     * Largest hints file read, in bytes (1 MiB). All annotations of one object together are at most 256 KiB
+     * (apimachinery {@code ValidateAnnotationsSize}, {@code TotalAnnotationSizeLimitB}), so a downward-API file of
+     * them, quoted, fits with room to spare.
+     */
+    int MAX_BYTES = 1 << 20;
 
     /**
      * A hint this version understands.
@@ -52,15 +66,31 @@ public sealed interface HintFile {
     record Ignored(String reason) implements HintFile {
     }
 
-    /** Reads {@code file}; see the type comment for the formats. */
+    /**
+     * Reads {@code file}; see the type comment for the formats.
+     *
+     * @return {@link Absent} when the file does not exist; {@link Ignored} when it cannot be read, is larger than
+     *         {@value #MAX_BYTES} bytes or is not UTF-8 text (the reason says which, in words)
+     */
     static HintFile read(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file)) {
+            bytes = in.readNBytes(MAX_BYTES + 1);
         } catch (NoSuchFileException e) {
             return new Absent("no hints file " + file + " (is the downward-API volume mounted?)");
         } catch (IOException | RuntimeException e) {
-            return new Ignored("cannot read hints file " + file + ": " + e.getMessage());
+            return new Ignored("cannot read hints file " + file + ": " + InputException.reason(e));
+        }
+        if (bytes.length > MAX_BYTES) {
+            return new Ignored("hints file " + file + " is larger than " + (MAX_BYTES >> 20) + " MiB, which no "
+                    + "pod's annotations are (at most 256 KiB): not a hints file");
+        }
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            return new Ignored("cannot read hints file " + file + ": " + InputException.reason(e));
         }
         return parse(text, file.toString());
     }
@@ -134,7 +164,28 @@ public sealed interface HintFile {
             return new Found(hint, source);
         } catch (JsonProcessingException | IllegalArgumentException e) {
             return new Ignored(source + ": hint does not match schema version " + v.intValue() + ": "
-                    + HintJson.oneLine(e));
+                    + schemaProblem(e));
         }
+    }
+
+    /**
+     * @return why the hint JSON does not fit {@link PlacementHint}, in words: a missing number is named by its path
+     *         ({@code "gangSize" is missing}, {@code "gpus[0].port" is missing}) instead of Jackson's
+     *         {@code Cannot map `null` into type `int`}
+     */
+    private static String schemaProblem(Exception e) {
+        if (e instanceof MismatchedInputException m && m.getOriginalMessage() != null
+                && m.getOriginalMessage().startsWith("Cannot map `null` into type")) {
+            StringBuilder path = new StringBuilder();
+            for (JsonMappingException.Reference r : m.getPath()) {
+                if (r.getFieldName() != null) {
+                    path.append(path.isEmpty() ? "" : ".").append(r.getFieldName());
+                } else if (r.getIndex() >= 0) {
+                    path.append('[').append(r.getIndex()).append(']');
+                }
+            }
+            return "\"" + path + "\" is missing or null (expected a whole number)";
+        }
+        return InputException.reason(e);
     }
 }

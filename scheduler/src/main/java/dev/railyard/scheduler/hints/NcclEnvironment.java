@@ -182,6 +182,20 @@ public final class NcclEnvironment {
     private static List<GpuHint> chooseGpus(PlacementHint hint, AllocatedGpus.Resolution allocation,
                                             List<String> notes) {
         List<GpuHint> planned = hint.gpus();
+        if (allocation.allOfNode()) {
+            if (hint.nodeGpus().isEmpty()) {
+                notes.add("NVIDIA_VISIBLE_DEVICES=all gives this container every GPU of the node, but the hint "
+                        + "carries no node rail map to list them; assuming the planned GPUs " + indices(planned));
+                return planned;
+            }
+            List<GpuHint> every = hint.nodeGpus();
+            List<Integer> all = every.stream().map(GpuHint::gpu).toList();
+            if (!all.equals(planned.stream().map(GpuHint::gpu).toList())) {
+                notes.add("NVIDIA_VISIBLE_DEVICES=all gives this container every GPU of the node " + all
+                        + " but the plan said " + indices(planned) + "; HCAs taken from the node rail map in the hint");
+            }
+            return every;
+        }
         if (!allocation.known()) {
             notes.add("cannot tell which GPUs this container has (no NVIDIA_VISIBLE_DEVICES list, no "
                     + "/proc/driver/nvidia/gpus); assuming the planned GPUs " + indices(planned));
@@ -251,6 +265,7 @@ public final class NcclEnvironment {
             notes.add(port + ": cannot read its GID table (" + e.getMessage() + "); left out");
             return Optional.empty();
         }
+        notes.addAll(table.notes());
         if ("InfiniBand".equalsIgnoreCase(table.linkLayer())) {
             return Optional.of(new Usable(port, null, null));
         }

@@ -83,7 +83,8 @@ public final class WireJson {
         JsonToken t = p.nextToken();
         if (t != null) {
             throw new WireFormatException(WireFormatException.Kind.MALFORMED_JSON,
-                    verb + ": unexpected " + describe(t) + " after the request object at " + at(p));
+                    verb + ": " + describe(t) + " follows the request object at " + at(p)
+                            + "; expected the end of the body");
         }
     }
 
@@ -211,7 +212,9 @@ public final class WireJson {
             case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
             case VALUE_TRUE, VALUE_FALSE -> "a boolean";
             case VALUE_NULL -> "null";
-            default -> t.asString() == null ? t.name() : "'" + t.asString() + "'";
+            case FIELD_NAME -> "a key";
+            // '}' or ']': the only other tokens with a text of their own
+            default -> t.asString() == null ? "a value" : "'" + t.asString() + "'";
         };
     }
 

@@ -137,10 +137,22 @@ public final class ExtenderServer implements AutoCloseable {
         http.createContext("/", s::handle);
         http.setExecutor(executor);
         http.start();
-        LOG.info("railyard extender listening on {}://{}:{} ({} verbs, request limit {} bytes; {})",
-                settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port(),
+        LOG.info("railyard extender listening on {} ({} verbs, request limit {} bytes; {})",
+                url(settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port()),
                 table.size(), settings.maxRequestBytes(), settings.connections().describe());
         return s;
+    }
+
+    /**
+     * @param scheme {@code http} or {@code https}
+     * @param host   a host name or an IPv4 or IPv6 literal ({@code 0:0:0:0:0:0:0:1})
+     * @param port   TCP port
+     * @return {@code scheme://host:port}, an IPv6 literal in brackets as URLs write it (RFC 3986 §3.2.2):
+     *         {@code http://[0:0:0:0:0:0:0:1]:8888}
+     */
+    public static String url(String scheme, String host, int port) {
+        String h = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
+        return scheme + "://" + h + ":" + port;
     }
 
     /** The bound port (useful when started on port 0). */

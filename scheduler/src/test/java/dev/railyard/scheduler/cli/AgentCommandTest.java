@@ -63,16 +63,67 @@ class AgentCommandTest {
     }
 
     @Test
-    void dryRunWithoutSysfsOrKubeletPrintsAStaleObjectAndExitsOne() {
+    void dryRunWithoutSysfsIsOneLineAndExitTwo() {
+        // was: exit 1 with a Stale NodeTopology and a WARN log line; a dry run is a person checking the flags
         Path missing = dir.resolve("no-sys");
         int code = run("agent", "--node-name", "gpu-node-07", "--dry-run", "--sys-root", missing.toString(),
+                "--nvidia-smi", "none", "--pod-resources-socket", dir.resolve("kubelet.sock").toString());
+        assertThat(code).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+        assertThat(err.toString()).isEqualTo("railyard: --sys-root " + missing + ": no such file or directory\n");
+    }
+
+    @Test
+    void dryRunWithSysfsButNoKubeletPrintsAStaleObjectAndExitsOne() throws Exception {
+        Path host = dir.resolve("host");
+        TopologyCollectCommandTest.writeHost(host);
+        int code = run("agent", "--node-name", "gpu-node-07", "--dry-run", "--sys-root", host.toString(),
                 "--nvidia-smi", "none", "--pod-resources-socket", dir.resolve("kubelet.sock").toString());
         assertThat(code).isEqualTo(1);
         assertThat(out.toString())
                 .startsWith("{\"apiVersion\":\"railyard.dev/v1alpha1\",\"kind\":\"NodeTopology\",\"metadata\":")
                 .contains("\"name\":\"gpu-node-07\"")
-                .doesNotContain("\"spec\"")
-                .contains("\"health\":\"UNKNOWN\"")
-                .contains("\"reason\":\"SysfsUnreadable\",\"status\":\"True\",\"type\":\"Stale\"");
+                // the host of TopologyCollectCommandTest: one GPU and mlx5_0 under one switch
+                .contains("\"mlx5_0\"")
+                .contains("\"type\":\"Stale\"");
+    }
+
+    @Test
+    void listenPortOutOfRangeIsNamed() {
+        // was: "railyard: port out of range:99999" (InetSocketAddress's message)
+        assertThat(run("agent", "--node-name", "n", "--dry-run", "--listen", "1.2.3.4:99999")).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("railyard: --listen: port 99999 is out of range (0 to 65535) in "
+                + "'1.2.3.4:99999'\n");
+    }
+
+    @Test
+    void listenTakesBracketedIpv6() {
+        assertThat(AgentCommand.address("[::1]:8080").getAddress().getHostAddress()).isEqualTo("0:0:0:0:0:0:0:1");
+        assertThat(AgentCommand.address(":9090").getPort()).isEqualTo(9090);
+    }
+
+    @Test
+    void emptyGpuResourceIsRefused() {
+        // was: accepted, so no device id was ever read as a GPU UUID
+        assertThat(run("agent", "--node-name", "n", "--dry-run", "--gpu-resource", "")).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("railyard: --gpu-resource: '' is not an extended resource name "
+                + "(expected DOMAIN/NAME such as nvidia.com/gpu)\n");
+    }
+
+    @Test
+    void missingOrBinaryRdmaSharedConfigIsSaidInWords() throws Exception {
+        // was: "...: cannot read rdma-shared-dev-plugin config (PATH)" and "(Input length = 1)"
+        Path missing = dir.resolve("missing.json");
+        assertThat(run("agent", "--node-name", "n", "--dry-run", "--rdma-shared-config", missing.toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("railyard: " + missing + ": cannot read rdma-shared-dev-plugin config: "
+                + "no such file or directory\n");
+        err.getBuffer().setLength(0);
+        Path binary = dir.resolve("config.json");
+        Files.write(binary, new byte[]{'{', (byte) 0x91, (byte) 0xfe, 0x00, '}'});
+        assertThat(run("agent", "--node-name", "n", "--dry-run", "--rdma-shared-config", binary.toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("railyard: " + binary + ": cannot read rdma-shared-dev-plugin config: "
+                + "not UTF-8 text (a binary file?)\n");
     }
 }

@@ -89,12 +89,29 @@ class DemoCommandTest {
 
     @Test
     void svgOptionWritesElsewhere(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        Path target = dir.resolve("pics/fabric.svg");
+        Path target = dir.resolve("fabric.svg");
         CommandLine cmd = RailyardCommand.commandLine();
         StringWriter text = new StringWriter();
         cmd.setOut(new PrintWriter(text));
         assertThat(cmd.execute("demo", "--svg", target.toString())).isZero();
         assertThat(Files.readString(target)).startsWith("<svg");
         assertThat(text.toString()).endsWith("fabric picture with the placements: " + target + System.lineSeparator());
+    }
+
+    @Test
+    void svgInAMissingDirectoryIsOneLineAndCreatesNothing(@org.junit.jupiter.api.io.TempDir Path dir) {
+        // was: the directory was created (demo --svg /nonexistent/x.svg made /nonexistent/); now a typo is said
+        // before any output and leaves nothing behind
+        Path target = dir.resolve("pics/fabric.svg");
+        CommandLine cmd = RailyardCommand.commandLine();
+        StringWriter text = new StringWriter();
+        StringWriter err = new StringWriter();
+        cmd.setOut(new PrintWriter(text));
+        cmd.setErr(new PrintWriter(err));
+        assertThat(cmd.execute("demo", "--svg", target.toString())).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("railyard: --svg " + target + ": directory " + dir.resolve("pics")
+                + " does not exist" + System.lineSeparator());
+        assertThat(text.toString()).isEmpty();
+        assertThat(dir.resolve("pics")).doesNotExist();
     }
 }

@@ -142,7 +142,7 @@ class ExplainCommandTest {
     }
 
     @Test
-    void brokenSnapshotFilesAreNamedAndTheOtherFilesStillUsed() throws IOException {
+    void brokenSnapshotObjectsAreNamedAndTheOtherObjectsStillUsed() throws IOException {
         Path snap = tmp.resolve("snap");
         Files.createDirectories(snap);
         try (Stream<Path> files = Files.list(demoSnapshot())) {
@@ -150,20 +150,12 @@ class ExplainCommandTest {
                 Files.copy(p, snap.resolve(p.getFileName()));
             }
         }
-        // nodes.yaml cut inside its last item (gpu-c4): the item has no metadata left
+        // nodes.yaml's last item (gpu-c4) without its metadata, the list itself complete (a cut file is bad
+        // input: aSnapshotFileCutMidwayIsBadInputNotAnEmptierCluster)
         String nodes = Files.readString(snap.resolve("nodes.yaml"));
         int last = nodes.lastIndexOf("  - apiVersion: v1\n    kind: Node\n");
-        Files.writeString(snap.resolve("nodes.yaml"), nodes.substring(0, last) + "  - apiVersion: v1\n    kind: Node\n");
-        // a file that is not YAML at all past its first document
-        Files.writeString(snap.resolve("extra.yaml"), """
-                apiVersion: v1
-                kind: Pod
-                metadata: {name: helper, namespace: prod}
-                ---
-                apiVersion: v1
-                kind: Pod
-                metadata: {name: [unclosed
-                """);
+        Files.writeString(snap.resolve("nodes.yaml"), nodes.substring(0, last) + "  - apiVersion: v1\n    kind: Node\n"
+                + "kind: List\n");
 
         Run r = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString(), "-o",
                 "json");
@@ -172,8 +164,6 @@ class ExplainCommandTest {
         Explanation e = ExplanationJson.read(r.out());
         assertThat(e.warnings()).contains("nodes.yaml document 1 items[15] (Node (no name)): metadata is missing; "
                 + "skipped", "NodeTopology gpu-c4: no Node of that name; ignored");
-        assertThat(e.warnings()).anySatisfy(w -> assertThat(w).startsWith("extra.yaml line ").contains("(document 2)")
-                .endsWith("the object before it is used, the rest of the file is skipped"));
         // every other file is still used: the demo's first placements are unchanged, gpu-c4 is gone
         assertThat(placements(e)).containsEntry("rdma-test-master-0", "gpu-a1 {0×2,1×2,2×2,3×2} GPU0,1→mlx5_0 PIX  "
                 + "GPU2,3→mlx5_1 PIX  GPU4,5→mlx5_2 PIX  GPU6,7→mlx5_3 PIX");
@@ -184,6 +174,64 @@ class ExplainCommandTest {
         Run table = run("pools", "--snapshot", snap.toString());
         assertThat(table.rc()).isZero();
         assertThat(table.out()).contains("warnings:\n  ").contains("nodes.yaml document 1 items[15]");
+    }
+
+    @Test
+    void aSnapshotFileCutMidwayIsBadInputNotAnEmptierCluster() throws IOException {
+        Path snap = tmp.resolve("snap");
+        Files.createDirectories(snap);
+        try (Stream<Path> files = Files.list(demoSnapshot())) {
+            for (Path p : files.toList()) {
+                Files.copy(p, snap.resolve(p.getFileName()));
+            }
+        }
+        // pods.yaml (one kind: List) cut in the middle of a line: "      namesp" is a key without its ':'
+        String pods = Files.readString(snap.resolve("pods.yaml"));
+        int cut = pods.indexOf("namespace: prod", pods.length() / 2) + "namesp".length();
+        Files.writeString(snap.resolve("pods.yaml"), pods.substring(0, cut));
+
+        // was: every pod dropped with a warning at the end, all GPUs free, "would be placed", exit 0
+        Run r = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString());
+        assertThat(r.rc()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        // the reader's place: the end of the line before the cut ("      name: batch-lan5-49", 25 characters), where
+        // the key "namesp" would have needed its ':'
+        assertThat(r.err()).isEqualTo("railyard: snapshot " + snap + ": pods.yaml line 2837, column 26 (document 1): "
+                + "while scanning a simple key: could not find expected ':'; fix or remove the file: read in part, its "
+                + "missing objects would look absent (their GPUs free, their addresses unused)\n");
+        assertThat(r.err().lines().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aBadHintInAWhatIfNamesTheFileJobAndTask() throws IOException {
+        Path job = tmp.resolve("job.yaml");
+        Files.writeString(job, """
+                apiVersion: batch.volcano.sh/v1alpha1
+                kind: Job
+                metadata: {name: ring, namespace: prod}
+                spec:
+                  tasks:
+                    - name: worker
+                      replicas: 2
+                      template:
+                        metadata:
+                          annotations: {railyard.dev/fabric-scope: rack-ish}
+                        spec:
+                          containers: [{name: main, resources: {limits: {nvidia.com/gpu: 4}}}]
+                """);
+        // was: "railyard: annotation railyard.dev/fabric-scope: 'rack-ish' is not node, ..." (no file, job or task)
+        Run r = run("explain", "job", job.toString(), "--snapshot", demoSnapshot().toString());
+        assertThat(r.rc()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("railyard: " + job + " document 1 (Job prod/ring): spec.tasks[0] (task worker)"
+                + ".template.metadata.annotations: annotation railyard.dev/fabric-scope: 'rack-ish' is not node, "
+                + "leaf, spine, core, any or a tier number\n");
+
+        // on the Job itself
+        Files.writeString(job, Files.readString(job).replace("metadata: {name: ring, namespace: prod}",
+                "metadata: {name: ring, namespace: prod, annotations: {railyard.dev/rail-alignment: always}}"));
+        r = run("explain", "job", job.toString(), "--snapshot", demoSnapshot().toString());
+        assertThat(r.err()).isEqualTo("railyard: " + job + " document 1 (Job prod/ring): metadata.annotations: "
+                + "annotation railyard.dev/rail-alignment: 'always' is not required, preferred or ignore\n");
     }
 
     @Test

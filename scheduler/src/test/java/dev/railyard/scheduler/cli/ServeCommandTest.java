@@ -17,6 +17,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ServeCommandTest {
+    @Test
+    void fabric8sInformerLoggerIsTheOneServeTurnsOff() throws Exception {
+        // serve's logging config names fabric8's Reflector (a stack trace per failed list or watch; ClusterCache says
+        // it in one line instead): the class must exist under that name in the fabric8 version on the classpath
+        String logger = ServeCommand.FABRIC8_REFLECTOR_LOG.substring("org.slf4j.simpleLogger.log.".length());
+        assertThat(Class.forName(logger).getSimpleName()).isEqualTo("Reflector");
+        assertThat(ServeCommand.FABRIC8_REFLECTOR_LOG).startsWith("org.slf4j.simpleLogger.log.io.fabric8.");
+    }
+
 
     static ServeCommand parse(String... args) {
         ServeCommand cmd = new ServeCommand();

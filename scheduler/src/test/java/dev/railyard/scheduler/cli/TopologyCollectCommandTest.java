@@ -31,7 +31,7 @@ class TopologyCollectCommandTest {
      * (root port 17:01.0, upstream port 18:00.0, downstream ports 19:00.0 / 19:01.0), NUMA node 0, plus the BMC's
      * VGA controller that is not a GPU. Laid out like the kernel's sysfs, relative symlinks included.
      */
-    private static void writeHost(Path root) throws IOException {
+    static void writeHost(Path root) throws IOException {
         Path sys = root.resolve("sys");
         Path hb = sys.resolve("devices/pci0000:17");
         Path rp = hb.resolve("0000:17:01.0");
@@ -91,7 +91,9 @@ class TopologyCollectCommandTest {
 
         assertThat(code).isZero();
         assertThat(err.toString()).isEmpty();
-        assertThat(out.toString()).startsWith("wrote " + archive + ": ").contains("from " + host + "; 1 GPUs, 1 HCAs");
+        // one GPU and one HCA in the singular (was: "1 GPUs, 1 HCAs")
+        assertThat(out.toString()).startsWith("wrote " + archive + ": ")
+                .contains("from " + host + "; 1 GPU, 1 HCA" + System.lineSeparator());
         assertThat(archive).isRegularFile();
 
         out.getBuffer().setLength(0);

@@ -12,9 +12,19 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -72,6 +82,79 @@ class ClusterCacheTest {
             assertThat(later.version()).isGreaterThan(first.version());
             assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "NodeTopology").gauge().value())
                     .isEqualTo(1.0);
+        }
+    }
+
+    /** A client of an address where nothing listens, without fabric8's retries (one try per request). */
+    private static KubernetesClient unreachable() throws Exception {
+        int port;
+        try (var socket = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();                       // closed again: nothing listens there
+        }
+        return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl("https://127.0.0.1:" + port)
+                        .withRequestRetryBackoffLimit(0).build()).build();
+    }
+
+    @Test
+    void anUnreachableApiServerIsNamedInTheWarningNotHidden() throws Exception {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream stderr = System.err;
+        try (KubernetesClient down = unreachable();
+             ClusterCache cache = new ClusterCache(down, registry, Clock.systemUTC(), Duration.ZERO,
+                     Duration.ofMinutes(10))) {
+            // slf4j-simple writes to whatever System.err is at the time
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            cache.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> captured.toString(StandardCharsets.UTF_8)
+                    .contains("cannot watch Pod.core/v1"));
+        } finally {
+            System.setErr(stderr);
+        }
+        // was: "cannot watch Node.core/v1 (An error has occurred.); will retry in PT10M" (fabric8's message; the
+        // ConnectException under it had no message of its own)
+        assertThat(captured.toString(StandardCharsets.UTF_8))
+                .contains("cannot watch Node.core/v1: cannot connect (connection refused: is the API server running "
+                        + "and the kubeconfig's server address right?); will retry in 10m")
+                .doesNotContain("An error has occurred");
+        assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "Pod").gauge().value()).isZero();
+    }
+
+    @Test
+    void everyKindIsTriedAtOnceNotOneAfterTheOther() throws Exception {
+        // an API server that takes every request and answers none until released: were the kinds tried one after
+        // the other (each try waits for its first list), only the first request would arrive
+        Set<String> paths = ConcurrentHashMap.newKeySet();
+        CountDownLatch release = new CountDownLatch(1);
+        com.sun.net.httpserver.HttpServer api = com.sun.net.httpserver.HttpServer.create(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        api.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        api.createContext("/", exchange -> {
+            paths.add(exchange.getRequestURI().getPath());
+            try {
+                release.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(503, -1);
+            exchange.close();
+        });
+        api.start();
+        var config = new io.fabric8.kubernetes.client.ConfigBuilder()
+                .withMasterUrl("http://127.0.0.1:" + api.getAddress().getPort()).withRequestRetryBackoffLimit(0)
+                .withRequestTimeout(60_000).build();
+        try (KubernetesClient held = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config)
+                .build();
+             ClusterCache cache = new ClusterCache(held, registry, Clock.systemUTC(), Duration.ZERO,
+                     Duration.ofMinutes(10))) {
+            cache.start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> paths.containsAll(Set.of("/api/v1/nodes",
+                    "/api/v1/pods", "/apis/railyard.dev/v1alpha1", "/apis/scheduling.volcano.sh/v1beta1")));
+            // nothing answered yet: the cache has not finished its first pass, so it is not synced
+            assertThat(cache.synced()).isFalse();
+        } finally {
+            release.countDown();
+            api.stop(0);
         }
     }
 }

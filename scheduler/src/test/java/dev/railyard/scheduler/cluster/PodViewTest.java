@@ -29,6 +29,34 @@ class PodViewTest {
     }
 
     @Test
+    void moreDevicesThanAnIntHoldsAreRefusedNamingContainerAndResource() {
+        // was: gpus() clamped 99999999999999999999 to 2147483647 without a word
+        assertThatThrownBy(() -> PodView.of(pod("prod", "huge", null, Map.of(),
+                Map.of("nvidia.com/gpu", "99999999999999999999"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("containers[main].resources.requests.nvidia.com/gpu: 99999999999999999999 is more devices "
+                        + "than Railyard counts (at most 2147483647)");
+        // the cluster view names the pod in front (ClusterView.of warnings)
+        ClusterView v = ClusterView.of(ClusterFixtures.objects(java.util.List.of(pod("prod", "huge", null, Map.of(),
+                Map.of("nvidia.com/gpu", "99999999999999999999")))), null, null);
+        assertThat(v.warnings()).contains("Pod prod/huge: containers[main].resources.requests.nvidia.com/gpu: "
+                + "99999999999999999999 is more devices than Railyard counts (at most 2147483647); skipped");
+        // two containers that each fit but add up to more
+        var twice = pod("prod", "twice", null, Map.of(), Map.of("nvidia.com/gpu", "2147483647"));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) twice.getAdditionalProperties().get("spec");
+        var main = ((java.util.List<?>) spec.get("containers")).get(0);
+        spec.put("containers", java.util.List.of(main, Map.of("name", "side", "resources",
+                Map.of("limits", Map.of("nvidia.com/gpu", "1")))));
+        assertThatThrownBy(() -> PodView.of(twice)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("pod prod/twice: nvidia.com/gpu 2147483648 in total is more devices than Railyard counts "
+                        + "(at most 2147483647)");
+        // exactly the int maximum is still a count
+        assertThat(PodView.of(pod("prod", "max", null, Map.of(), Map.of("nvidia.com/gpu", "2147483647"))).gpus())
+                .isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void nodeSelectorAndRequiredNodeAffinityAreReadIntoTheRequest() {
         // the shape SeedWorkloads.gangJob gives e2e pods (kubernetes.io/hostname In [...]), plus a nodeSelector and

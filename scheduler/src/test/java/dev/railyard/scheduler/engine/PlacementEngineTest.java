@@ -142,4 +142,15 @@ class PlacementEngineTest {
         assertThat(engine.filter(snap, pod("p", 2), PlacementPolicy.defaults(), "n", GangContext.none()).reasons())
                 .extracting(Reason::summary).containsExactly("no free GPU pair at ≤ PXB");
     }
+
+    @Test
+    void oneGpuIsSaidInTheSingular() {
+        // two GPUs, both SYS from the only HCA: a 1-GPU pod finds none within PXB (was: "1 GPUs needed")
+        PcieDistance[][] far = {{PcieDistance.SYS}, {PcieDistance.SYS}};
+        ClusterSnapshot snap = cluster(List.of(node("n", spec(far, new int[]{0, 0}, null))),
+                dev.railyard.topology.fabric.FabricModel.empty());
+        assertThat(engine.filter(snap, pod("p", 1), PlacementPolicy.defaults(), "n", GangContext.none()).reasons())
+                .extracting(Reason::detail).singleElement().asString()
+                .startsWith("1 GPU needed at ≤ PXB from the pod's HCAs, 0 qualify (");
+    }
 }

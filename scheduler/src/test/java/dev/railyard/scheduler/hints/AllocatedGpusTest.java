@@ -54,11 +54,34 @@ class AllocatedGpusTest {
     }
 
     @Test
-    void noneMeansNoGpusAndNothingMeansUnknown() {
+    void noneVoidAndEmptyMeanNoGpusAndUnsetMeansUnknown() throws IOException {
+        // NVIDIA container toolkit user guide, NVIDIA_VISIBLE_DEVICES: "none: no GPU is accessible, but driver
+        // capabilities are enabled"; "void or empty or unset: nvidia-container-runtime will have the same behavior
+        // as runc (i.e. neither GPUs nor capabilities are exposed)"
+        procGpu("0000:1a:00.0", "GPU-1a000000-0000-0000-0000-000000000000", "0000:1a:00.0");
         assertThat(AllocatedGpus.resolve("none", null, root).gpus()).isEmpty();
-        var unknown = AllocatedGpus.resolve(null, null, root);
+        // was: void fell back to /proc (the host's entries when the toolkit mounted none) or to "assume the plan"
+        var voided = AllocatedGpus.resolve("void", null, root);
+        assertThat(voided.gpus()).isEmpty();
+        assertThat(voided.source()).isEqualTo("NVIDIA_VISIBLE_DEVICES=void: the NVIDIA container runtime exposes "
+                + "no GPU");
+        assertThat(AllocatedGpus.resolve("", null, root).gpus()).isEmpty();
+        assertThat(AllocatedGpus.resolve(" ", "0", root).gpus()).isEmpty();
+        // unset: not a container the NVIDIA runtime set up; /proc is read, and with nothing there the GPUs are unknown
+        assertThat(AllocatedGpus.resolve(null, null, root).gpus()).extracting(GpuId::busId).containsExactly(
+                "0000:1a:00.0");
+        var unknown = AllocatedGpus.resolve(null, null, root.resolve("elsewhere"));
         assertThat(unknown.known()).isFalse();
-        assertThat(AllocatedGpus.resolve("void", null, root).known()).isFalse();
+        assertThat(unknown.allOfNode()).isFalse();
+    }
+
+    @Test
+    void allWithoutProcEntriesMeansEveryGpuOfTheNode() {
+        // toolkit: "all: all GPUs will be accessible"; no /proc entries to list them here
+        var all = AllocatedGpus.resolve("all", null, root);
+        assertThat(all.known()).isFalse();
+        assertThat(all.allOfNode()).isTrue();
+        assertThat(all.source()).isEqualTo("NVIDIA_VISIBLE_DEVICES=all");
     }
 
     @Test

@@ -152,6 +152,48 @@ class EnvCommandTest {
     }
 
     @Test
+    void unsetNvidiaVisibleDevicesIsNotTheEmptyValue() throws Exception {
+        // picocli's ${env:NVIDIA_VISIBLE_DEVICES} gives null when the variable is unset: "cannot tell" (plan
+        // assumed), while NVIDIA_VISIBLE_DEVICES= (empty) is the toolkit's "no GPU"
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("NVIDIA_VISIBLE_DEVICES") == null);
+        mlx52Table();
+        Path f = annotations(HintFileTest.goQuote(HintFileTest.hintJson()));
+        assertThat(env("--hints-file", f.toString()).err()).contains("cannot tell which GPUs this container has");
+        Run empty = env("--hints-file", f.toString(), "--nvidia-visible-devices=");
+        assertThat(empty.exit()).isZero();
+        assertThat(empty.err()).contains("this container has no GPUs (NVIDIA_VISIBLE_DEVICES=(empty): the NVIDIA "
+                + "container runtime exposes no GPU)");
+    }
+
+    @Test
+    void anEndlessHintsFileIsIgnoredWithAMessageAndNoExports() {
+        // was: railyard env --hints-file /dev/zero read until the heap ran out (OutOfMemoryError, exit 1)
+        Path zero = Path.of("/dev/zero");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(zero), "no /dev/zero here");
+        Run r = env("--hints-file", zero.toString(), "--nvidia-visible-devices", "0");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo("railyard env: ignoring the placement hint: hints file /dev/zero is larger "
+                + "than 1 MiB, which no pod's annotations are (at most 256 KiB): not a hints file; nothing to export\n"
+                + "railyard env: no NCCL settings exported\n");
+    }
+
+    @Test
+    void garbageInAGidFileIsSaidAndNeverPicked() throws Exception {
+        // mlx5_2 port 1: index 7 would be the pod's RoCE v2 entry, but its gids file is garbage (a damaged
+        // snapshot); the entry is dropped, as before, and now named on stderr
+        mlx52Table();
+        Path gid7 = root.resolve("sys/class/infiniband/mlx5_2/ports/1/gids/7");
+        Files.writeString(gid7, "not a gid\n");
+        Path f = annotations(HintFileTest.goQuote(HintFileTest.hintJson()));
+        Run r = env("--hints-file", f.toString(), "--nvidia-visible-devices", "4");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).doesNotContain("NCCL_IB_GID_INDEX").doesNotContain("mlx5_2");
+        assertThat(r.err()).contains("railyard env: " + gid7 + ": 'not a gid' is not a GID (8 groups of 4 hex "
+                + "digits); entry 7 ignored\n");
+    }
+
+    @Test
     void anUnwritableEnvFileIsAUsageError() throws Exception {
         Path f = annotations(HintFileTest.goQuote(HintFileTest.hintJson()));
         Run r = env("--hints-file", f.toString(), "--env-file", root.resolve("no/such/dir/nccl.env").toString());

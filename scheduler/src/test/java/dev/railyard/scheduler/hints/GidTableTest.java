@@ -44,6 +44,23 @@ class GidTableTest {
     }
 
     @Test
+    void aGidFileHoldingGarbageIsKeptEmptyAndNamed() throws Exception {
+        SeedNode.writePort(sys, "mlx5_0", 1, "Ethernet", List.of(
+                new Row(0, "fe80:0000:0000:0000:0000:00ff:fe00:0001", "IB/RoCE v1", "lan2"),
+                new Row(3, "0000:0000:0000:0000:0000:ffff:c0a8:040c\u0000garbage", "RoCE v2", "net1")));
+        GidTable t = GidTable.read(sys, "mlx5_0", 1);
+        // entry 3 has the pod's address and type RoCE v2, but its gids file is not a GID: never picked
+        assertThat(t.entries().get(1).isEmpty()).isTrue();
+        assertThat(t.roceV2For(java.util.Set.of((java.net.Inet4Address) InetAddress.getByName("192.168.4.12")),
+                java.util.Set.of("net1"))).isEmpty();
+        // was: dropped without a word
+        assertThat(t.notes()).containsExactly(sys.resolve("class/infiniband/mlx5_0/ports/1/gids/3")
+                + ": '0000:0000:0000:0000:0000:ffff:c0a8:040c?garbage' is not a GID (8 groups of 4 hex digits); "
+                + "entry 3 ignored");
+        assertThat(GidTable.read(sys, "mlx5_0", 1).entries().get(0).isEmpty()).isFalse();
+    }
+
+    @Test
     void malformedGidTextIsNoGid() {
         assertThat(GidTable.parseGid("fe80::1")).isNull();
         assertThat(GidTable.parseGid("zzzz:0000:0000:0000:0000:0000:0000:0000")).isNull();

@@ -77,6 +77,40 @@ class HintFileTest {
         assertThat(((HintFile.Found) additive).hint().node()).isEqualTo("n");
     }
 
+    @Test
+    void aFileLargerThanAnyPodsAnnotationsIsIgnoredWithoutReadingItAll() throws Exception {
+        // was: read whole (railyard env --hints-file /dev/zero ran out of memory); this one, 1 MiB + 1 blanks,
+        // was read and then called empty. Annotations are at most 256 KiB (apimachinery ValidateAnnotationsSize).
+        Path f = dir.resolve("huge");
+        Files.write(f, " ".repeat(HintFile.MAX_BYTES + 1).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertThat(reason(HintFile.read(f))).isEqualTo("hints file " + f + " is larger than 1 MiB, which no pod's "
+                + "annotations are (at most 256 KiB): not a hints file");
+    }
+
+    @Test
+    void aFileThatIsNotUtf8IsIgnoredInWords() throws Exception {
+        // was: "cannot read hints file F: Input length = 1" (MalformedInputException's message)
+        Path f = dir.resolve("binary");
+        Files.write(f, new byte[]{'k', '=', '"', (byte) 0x91, (byte) 0xfe, '"'});
+        assertThat(reason(HintFile.read(f)))
+                .isEqualTo("cannot read hints file " + f + ": not UTF-8 text (a binary file?)");
+    }
+
+    @Test
+    void aMissingNumberIsNamedByItsPath() {
+        // was: "Cannot map `null` into type `int` (set DeserializationConfig.DeserializationFeature
+        // .FAIL_ON_NULL_FOR_PRIMITIVES to 'false' to allow)"; gangSize, gpus[].port are ints in PlacementHint
+        assertThat(reason(HintFile.parse("{\"version\":1,\"node\":\"n\",\"gang\":\"prod/j\"}", "f")))
+                .isEqualTo("f: hint does not match schema version 1: \"gangSize\" is missing or null (expected a "
+                        + "whole number)");
+        assertThat(reason(HintFile.parse("{\"version\":1,\"gangSize\":2,\"gpus\":[{\"gpu\":0,\"hca\":\"mlx5_0\"}]}",
+                "f"))).isEqualTo("f: hint does not match schema version 1: \"gpus[0].port\" is missing or null "
+                + "(expected a whole number)");
+        // a list where an object belongs is said in words too (InputException.reason)
+        assertThat(reason(HintFile.parse("{\"version\":1,\"gpus\":{\"not\":\"a list\"}}", "f")))
+                .isEqualTo("f: hint does not match schema version 1: \"gpus\": expected a list, got a mapping");
+    }
+
     private static String reason(HintFile f) {
         assertThat(f).isInstanceOf(HintFile.Ignored.class);
         return ((HintFile.Ignored) f).reason();

@@ -30,7 +30,8 @@ class NcclEnvironmentTest {
         for (int g : gpus) {
             sb.append(sb.isEmpty() ? "" : ",").append(SeedNode.uuid(g));
         }
-        return AllocatedGpus.resolve(sb.toString(), null, Path.of("/nonexistent-root"));
+        // none given: NVIDIA_VISIBLE_DEVICES unset (an empty value would mean "no GPU", as the toolkit documents)
+        return AllocatedGpus.resolve(sb.isEmpty() ? null : sb.toString(), null, Path.of("/nonexistent-root"));
     }
 
     // ---- case-25: one HCA shared by macvlan pods, the pod's GID index depends on the pod ----
@@ -80,6 +81,34 @@ class NcclEnvironmentTest {
         // multus#1100: pod 2's RoCE v2 GID (172.20.1.2) is index 7, so one job-wide index cannot be right
         assertThat(r.exports()).containsEntry("NCCL_IB_GID_INDEX", "7");
         assertThat(r.unset()).isEmpty();
+    }
+
+    // ---- NVIDIA_VISIBLE_DEVICES values the container toolkit documents ----
+
+    @Test
+    void voidMeansTheContainerHasNoGpuNotThePlannedOnes() {
+        // toolkit: void = runc behaviour, no GPU exposed; was: "cannot tell ..., assuming the planned GPUs [0]"
+        var r = run(case25Hint(), AllocatedGpus.resolve("void", null, root), PodAddresses.parseIpAddr(
+                "2: net1@if9    inet 172.20.1.1/24 brd 172.20.1.255 scope global net1", "ip"));
+        assertThat(r.exports()).doesNotContainKeys("NCCL_IB_HCA", "NCCL_IB_GID_INDEX");
+        assertThat(r.notes()).contains("this container has no GPUs (NVIDIA_VISIBLE_DEVICES=void: the NVIDIA "
+                + "container runtime exposes no GPU); nothing to pair with HCAs");
+    }
+
+    @Test
+    void allWithoutProcEntriesTakesEveryGpuOfTheRailMap() throws IOException {
+        // seed node rail map: GPU i on rail i / 2 (mlx5_0..3); plan GPUs 0,1; NVIDIA_VISIBLE_DEVICES=all and no
+        // /proc entries: the container has all 8, so every HCA of the map is used
+        Path sys = root.resolve("sys");
+        for (int rail = 0; rail < 4; rail++) {
+            SeedNode.writePort(sys, "mlx5_" + rail, 1, "InfiniBand", List.of(
+                    new Row(0, "fe80:0000:0000:0000:0000:00ff:fe00:000" + rail, null, null)));
+        }
+        var r = run(SeedNode.hint(List.of(0, 1), "=mlx5_0:1", "192.168.4.0/22"),
+                AllocatedGpus.resolve("all", null, root), SeedNode.podAddresses());
+        assertThat(r.exports()).containsEntry("NCCL_IB_HCA", "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
+        assertThat(r.notes()).contains("NVIDIA_VISIBLE_DEVICES=all gives this container every GPU of the node "
+                + "[0, 1, 2, 3, 4, 5, 6, 7] but the plan said [0, 1]; HCAs taken from the node rail map in the hint");
     }
 
     // ---- case-27: v1/v2 and link-local/IPv4 entries of one bonded port ----

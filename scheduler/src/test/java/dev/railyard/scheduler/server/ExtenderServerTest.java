@@ -33,6 +33,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ExtenderServerTest {
+    @Test
+    void listenUrlsBracketIpv6Literals() {
+        // was: "railyard extender listening on http://0:0:0:0:0:0:0:1:8888" (RFC 3986 §3.2.2 brackets IPv6 hosts)
+        assertThat(ExtenderServer.url("http", "127.0.0.1", 8888)).isEqualTo("http://127.0.0.1:8888");
+        assertThat(ExtenderServer.url("http", "0:0:0:0:0:0:0:1", 8888)).isEqualTo("http://[0:0:0:0:0:0:0:1]:8888");
+        assertThat(ExtenderServer.url("https", "::", 8443)).isEqualTo("https://[::]:8443");
+        assertThat(ExtenderServer.url("https", "railyard.railyard-system.svc", 8888))
+                .isEqualTo("https://railyard.railyard-system.svc:8888");
+    }
+
     final PrometheusMeterRegistry registry = TestServers.registry();
     final AtomicReference<String> notReady = new AtomicReference<>("informers not synced");
     ExtenderServer server;

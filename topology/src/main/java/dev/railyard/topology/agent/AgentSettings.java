@@ -19,7 +19,8 @@ import java.util.Objects;
  * @param resyncPeriod          republish an unchanged picture after this long, so that {@code observedTime} serves
  *                              as a heartbeat
  * @param maxBackoff            longest wait between retries after a failed refresh or publish
- * @param gpuResourceNames      extended resources whose device ids are GPU UUIDs ({@code nvidia.com/gpu})
+ * @param gpuResourceNames      extended resources whose device ids are GPU UUIDs ({@code nvidia.com/gpu}); at
+ *                              least one, none blank
  * @param rdmaSharedConfig      the rdma-shared-dev-plugin's {@code config.json} (its ConfigMap mounted into the agent),
  *                              or null to map RDMA resources by name
  * @param nvidiaSmi             the {@code nvidia-smi} binary (a name looked up on PATH, or a path), or null to skip
@@ -59,6 +60,9 @@ public record AgentSettings(String nodeName, Path sysRoot, String podResourcesTa
             throw new IllegalArgumentException("pod-resources permits must be at least 1, got " + podResourcesPermits);
         }
         gpuResourceNames = gpuResourceNames == null ? List.of("nvidia.com/gpu") : List.copyOf(gpuResourceNames);
+        if (gpuResourceNames.isEmpty() || gpuResourceNames.stream().anyMatch(String::isBlank)) {
+            throw new IllegalArgumentException("GPU resource names must not be empty, got " + gpuResourceNames);
+        }
     }
 
     /**

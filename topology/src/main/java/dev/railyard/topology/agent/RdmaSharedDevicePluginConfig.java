@@ -80,7 +80,9 @@ public record RdmaSharedDevicePluginConfig(Integer periodicUpdateInterval, List<
         try {
             return parse(Files.readString(file), file.toString());
         } catch (IOException e) {
-            throw new InputException(file + ": cannot read rdma-shared-dev-plugin config (" + e.getMessage() + ")", e);
+            // in words: "no such file or directory", "not UTF-8 text (a binary file?)", "is a directory"
+            throw new InputException(file + ": cannot read rdma-shared-dev-plugin config: " + InputException.reason(e),
+                    e);
         }
     }
 
