@@ -204,11 +204,17 @@ class HelmChartIT {
         for (HelmChart.Manifest m : manifests) {
             assertThat(client.resource(m.object()).get()).as("%s in the cluster", m.ref()).isNotNull();
         }
-        // CRD: established (the cluster serves NodeTopology).
-        CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions()
-                .withName("nodetopologies.railyard.dev").get();
-        assertThat(crd.getStatus().getConditions())
-                .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus()).isEqualTo("Established=True"));
+        // CRD: established (the cluster serves NodeTopology). The apiextensions controller writes the conditions
+        // asynchronously after a create or replace, so a read right after deployDefault() may see none yet.
+        org.awaitility.Awaitility.await("nodetopologies.railyard.dev Established=True")
+                .atMost(java.time.Duration.ofSeconds(30)).pollInterval(java.time.Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions()
+                            .withName("nodetopologies.railyard.dev").get();
+                    assertThat(crd.getStatus() == null ? null : crd.getStatus().getConditions())
+                            .isNotNull()
+                            .anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus()).isEqualTo("Established=True"));
+                });
 
         // Deployment: values.yaml extender.replicas 2, leader election with label routing, self-signed webhook.
         Deployment extender = client.apps().deployments().inNamespace(NS).withName("railyard-extender").get();
