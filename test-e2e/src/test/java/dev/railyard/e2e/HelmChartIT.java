@@ -35,6 +35,7 @@ import io.fabric8.kubernetes.client.dsl.FieldValidateable;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -147,6 +148,25 @@ class HelmChartIT {
             default -> throw new IllegalArgumentException(variant);
         }
         return common;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // The examples users paste (deploy/examples), against the same API server
+
+    @ParameterizedTest(name = "deploy/examples/{0}")
+    @ValueSource(strings = {"macvlan-networks.yaml", "rdma-test-job.yaml", "rail-aligned-gang.yaml"})
+    void everyExampleIsAdmittedByTheApiServer(String file) throws IOException {
+        // The examples live in the seed's namespace (seed-setup.md: prod); Volcano's Job CRD and our MacvlanNetwork
+        // CRD are installed with the control plane.
+        CLUSTER.controlPlane().ensureNamespace("prod");
+        Path path = Path.of(System.getProperty("railyard.e2e.examples", "../deploy/examples"), file);
+        List<HelmChart.Manifest> manifests = HelmChart.parse(Files.readString(path), file);
+        // macvlan-networks.yaml: the seed's four MacvlanNetworks lan2..lan5; each job file: one Volcano Job.
+        Map<String, Integer> expected = Map.of("macvlan-networks.yaml", 4, "rdma-test-job.yaml", 1,
+                "rail-aligned-gang.yaml", 1);
+        assertThat(manifests).as("documents in %s", file).hasSize(expected.get(file));
+        assertThat(HelmChart.dryRun(client, file, manifests)).as("objects of %s the API server refused", file)
+                .isEmpty();
     }
 
     // ---------------------------------------------------------------------------------------------------------
