@@ -125,7 +125,7 @@ public final class PlacementHints {
         PlacementHint.NcclSettings nccl = new PlacementHint.NcclSettings(
                 ibHca.isEmpty() ? null : "=" + String.join(",", ibHca), SOCKET_IFNAME,
                 range == null ? null : range[0], range == null ? null : range[1], gdr);
-        return new PlacementHint(PlacementHint.VERSION, pod.node(), plan.gang(), plan.pods().size(), pod.rank(),
+        return new PlacementHint(PlacementHint.VERSION, pod.node(), plan.gang(), plan.gangSize(), pod.rank(),
                 fabric, gh, nccl, nodeGpus);
     }
 

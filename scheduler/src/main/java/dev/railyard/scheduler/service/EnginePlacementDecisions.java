@@ -1,6 +1,9 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.api.hints.AffinityPolicy;
+import dev.railyard.api.hints.FabricScope;
 import dev.railyard.api.hints.PlacementHint;
+import dev.railyard.api.hints.RankOrder;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.ClusterObjects;
 import dev.railyard.scheduler.cluster.ClusterView;
@@ -8,8 +11,10 @@ import dev.railyard.scheduler.cluster.IpamSnapshotConverter;
 import dev.railyard.scheduler.cluster.PodView;
 import dev.railyard.scheduler.cluster.WatchedKind;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.ClusterSnapshot;
 import dev.railyard.scheduler.engine.GangContext;
+import dev.railyard.scheduler.engine.GangPlanner;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.NodeState;
 import dev.railyard.scheduler.engine.PlacementEngine;
@@ -17,6 +22,7 @@ import dev.railyard.scheduler.engine.PlacementPolicy;
 import dev.railyard.scheduler.engine.PlanOutcome;
 import dev.railyard.scheduler.engine.PlannedPod;
 import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.engine.RequiredNodeAffinity;
 import dev.railyard.scheduler.hints.PlacementHints;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
@@ -63,8 +69,13 @@ import java.util.function.Supplier;
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
  *       addresses), reject with the plan's reasons otherwise.</li>
  *   <li><b>Bind hints</b>: the hint for the node in the Binding: the plan's pod when the plan chose that node,
- *       otherwise a one-pod plan on that node with the gang's rail set.</li>
+ *       otherwise a plan of that pod alone on that node inside its gang (the bound members' rail set and ranks
+ *       kept, rail alignment tried first), else a one-pod plan on that node.</li>
  * </ul>
+ * Members of the gang already bound are read from the cluster, not from memory (docs/adr/0005): each bound member
+ * that holds its devices enters the plan as a {@link BoundMember} with the GPUs, rails and rank of its
+ * {@code railyard.dev/placement} hint, or by its node only when it has no usable hint (logged once per pod). So a
+ * gang bound one pod at a time (kube-scheduler) that outlives a restart keeps its rail set, fabric domain and ranks.
  * While the cluster cache has not synced, every answer is neutral and the log says so once. Thread-safe.
  */
 public final class EnginePlacementDecisions implements PlacementDecisions {
@@ -92,6 +103,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
 
     /** The plan each gang was first given (gang key → plan), kept while it still names the pod asked about. */
     private final com.github.benmanes.caffeine.cache.Cache<String, PlanOutcome> gangPlans =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
+
+    /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted =
             com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
                     .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
 
@@ -204,8 +220,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         // the gang keeps the plan it was first given while that plan still names this pod: members bound since then
         // must not be re-planned onto other rails (rail alignment holds across the whole gang)
         PlanOutcome outcome = gangPlans.getIfPresent(gangKey);
-        if (planned(outcome, pod.ref().name()) == null) {
-            outcome = planFor(view, gangKey, group, toPlace);
+        if (planned(outcome, pod.ref().name()) == null || !boundAsPlanned(view, group.namespace(), outcome)) {
+            outcome = planFor(view, gangKey, group, toPlace, members);
             if (outcome != null && outcome.schedulable()) {
                 gangPlans.put(gangKey, outcome);
             }
@@ -232,21 +248,59 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         return null;
     }
 
-    private PlanOutcome planFor(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
+    /**
+     * @return false when a member the cached plan placed is bound now to another node than the plan's (the scheduler
+     * chose otherwise), so the plan no longer describes the gang and is made again around the bound members
+     */
+    private static boolean boundAsPlanned(ClusterView view, String namespace, PlanOutcome outcome) {
+        for (PlannedPod p : outcome.plan().pods()) {
+            PodView now = view.pod(namespace + "/" + p.pod());
+            if (now != null && now.node() != null && !now.node().equals(p.node())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the gang's bound members ({@link ClusterView#boundMembers}); each one counted by node only is logged
+     * once per pod and node
+     */
+    private List<BoundMember> boundMembers(ClusterView view, String gangKey, List<PodView> members, String except) {
+        List<BoundMember> out = view.boundMembers(gangKey, members, except);
+        for (BoundMember b : out) {
+            if (!b.hinted() && !b.node().equals(announcedUnhinted.asMap().put(b.key(), b.node()))) {
+                PodView m = view.pod(b.key());
+                LOG.info("gang {}: member {} is bound to {} {}: counted by its node only (its rails and rank are "
+                        + "unknown)", gangKey, b.key(), b.node(), m == null ? "without a usable hint"
+                        : view.unusableHint(m));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param members the unbound members to plan, in rank order
+     * @param all     every member of the gang (the bound ones are kept where they are)
+     */
+    private PlanOutcome planFor(ClusterView view, String gangKey, PodGroup group, List<PodView> members,
+                                List<PodView> all) {
         if (members.isEmpty()) {
             return null;
         }
         String memo = gangKey + "|" + String.join(",", members.stream().map(PodView::key).toList());
         Cached c = cached;
         if (c == null || c.view() != view) {
-            return plan(view, gangKey, group, members);
+            return plan(view, gangKey, group, members, all);
         }
-        return c.plans().computeIfAbsent(memo, k -> plan(view, gangKey, group, members));
+        return c.plans().computeIfAbsent(memo, k -> plan(view, gangKey, group, members, all));
     }
 
-    private PlanOutcome plan(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
+    private PlanOutcome plan(ClusterView view, String gangKey, PodGroup group, List<PodView> members,
+                             List<PodView> all) {
         try {
-            GangRequest gang = view.gang(gangKey, group, members, null);
+            GangRequest gang = view.gang(group.name(), group, members, null)
+                    .withBound(boundMembers(view, gangKey, all, null));
             PlanOutcome outcome = engine.plan(view.snapshot(), gang);
             LOG.debug("gang {}: {}", gangKey, outcome.summary());
             return outcome;
@@ -434,9 +488,17 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         ClusterSnapshot one = new ClusterSnapshot(List.of(node),
                 new ArrayList<>(without.snapshot().networks().values()), without.snapshot().fabric(), null);
         PodGroup group = view.podGroupOf(known);
-        String gangKey = group == null ? known.key() : group.namespace() + "/" + group.name();
+        String gangName = group == null ? known.name() : group.name();
+        if (group != null) {
+            Map<String, String> inGang = hintsInGang(view, without.snapshot(), group, known, request, policy,
+                    nodeName);
+            if (inGang != null) {
+                return inGang;
+            }
+        }
         try {
-            PlanOutcome single = engine.plan(one, new GangRequest(known.namespace(), gangKey, List.of(request), policy));
+            PlanOutcome single = engine.plan(one, new GangRequest(known.namespace(), gangName, List.of(request),
+                    policy));
             if (!single.schedulable()) {
                 LOG.info("no hints for bound pod {} on {}: {}", known.key(), nodeName, single.summary());
                 return Map.of();
@@ -447,6 +509,69 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             LOG.warn("no hints for bound pod {} on {}: {}", known.key(), nodeName, e.getMessage());
             return Map.of();
         }
+    }
+
+    /**
+     * Hints for a pod on a node the gang plan did not choose (or already bound there without a hint): the pod planned
+     * alone on that node with its gang's bound members kept, so it gets their rail set when the node has it free; its
+     * rank is the one the bound members leave it among the gang's pods not bound yet ({@link GangPlanner#ranks}), and
+     * the gang size counts every member. The fabric scope is not checked (the node is decided) and required rail
+     * alignment is only tried first (a hint for the rails the pod really gets beats none). Address pools are not
+     * checked either (the pod holds or is about to hold its addresses).
+     *
+     * @param snapshot the cluster, with the pod's own GPUs free
+     * @param pod      the pod
+     * @param request  its request
+     * @return the hint annotations, or null when there is no such plan
+     */
+    private Map<String, String> hintsInGang(ClusterView view, ClusterSnapshot snapshot, PodGroup group, PodView pod,
+                                            PodRequest request, PlacementPolicy policy, String nodeName) {
+        String gangKey = group.namespace() + "/" + group.name();
+        List<PodView> members = view.members(group);
+        List<BoundMember> bound = boundMembers(view, gangKey, members, pod.key());
+        // the pod and the members not bound yet share the ranks the bound ones leave, in rank order
+        List<PodView> toRank = members.stream().filter(m -> m.key().equals(pod.key()) || m.node() == null).toList();
+        int position = toRank.indexOf(pod);
+        if (position < 0) {
+            return null;
+        }
+        List<NodeState> nodes = new ArrayList<>();
+        nodes.add(snapshot.node(nodeName));
+        for (BoundMember b : bound) {
+            NodeState ns = snapshot.node(b.node());
+            if (ns != null && nodes.stream().noneMatch(n -> n.name().equals(ns.name()))) {
+                nodes.add(ns);
+            }
+        }
+        ClusterSnapshot some = new ClusterSnapshot(nodes, new ArrayList<>(snapshot.networks().values()),
+                snapshot.fabric(), null);
+        PodRequest pinned = new PodRequest(request.namespace(), request.name(), request.gpus(),
+                request.rdmaResources(), request.networks(), request.hostNetwork(), onNode(nodeName));
+        PlacementPolicy relaxed = policy.withScope(FabricScope.ANY).withRailAlignment(
+                policy.railAlignment() == AffinityPolicy.REQUIRED ? AffinityPolicy.PREFERRED : policy.railAlignment());
+        try {
+            PlanOutcome o = engine.plan(some, new GangRequest(group.namespace(), group.name(), List.of(pinned),
+                    relaxed, bound));
+            if (!o.schedulable()) {
+                LOG.debug("no in-gang hint for {} on {}: {}", request.key(), nodeName, o.summary());
+                return null;
+            }
+            PlacementHint h = PlacementHints.hint(some, o.plan(), o.plan().pods().get(0), request);
+            Integer rank = policy.rankOrder() == RankOrder.NONE ? null
+                    : GangPlanner.ranks(new GangRequest(group.namespace(), group.name(),
+                    toRank.stream().map(view::request).toList(), policy, bound))[position];
+            return new LinkedHashMap<>(PlacementHints.annotations(new PlacementHint(h.version(), h.node(), h.gang(),
+                    toRank.size() + bound.size(), rank, h.fabric(), h.gpus(), h.nccl(), h.nodeGpus())));
+        } catch (RuntimeException e) {
+            LOG.warn("no in-gang hint for {} on {}: {}", request.key(), nodeName, e.getMessage());
+            return null;
+        }
+    }
+
+    /** @return a required node affinity matching only {@code node} (field {@code metadata.name In [node]}) */
+    private static RequiredNodeAffinity onNode(String node) {
+        return new RequiredNodeAffinity(Map.of(), List.of(new RequiredNodeAffinity.Term(List.of(),
+                List.of(new RequiredNodeAffinity.Requirement("metadata.name", "In", List.of(node))))));
     }
 
     @Override
@@ -481,10 +606,20 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 return PlacementHints.annotations(
                         PlacementHints.hint(view.snapshot(), pc.outcome().plan(), pc.planned(), pc.request()));
             }
-            // the scheduler chose another node than the plan: pair the pod on the node in the Binding
+            // the scheduler chose another node than the plan: pair the pod on the node in the Binding, inside its
+            // gang when it has one (the bound members' rail set and ranks), else alone
+            String gangName = pc.gangKey().substring(pc.gangKey().indexOf('/') + 1);
+            PodGroup group = view.podGroupOf(known);
+            if (group != null) {
+                Map<String, String> inGang = hintsInGang(view, view.snapshot(), group, known, pc.request(),
+                        pc.policy(), nodeName);
+                if (inGang != null) {
+                    return inGang;
+                }
+            }
             ClusterSnapshot one = new ClusterSnapshot(List.of(view.snapshot().node(nodeName)),
                     new ArrayList<>(view.snapshot().networks().values()), view.snapshot().fabric(), null);
-            PlanOutcome single = engine.plan(one, new GangRequest(ref.namespace(), pc.gangKey(),
+            PlanOutcome single = engine.plan(one, new GangRequest(ref.namespace(), gangName,
                     List.of(pc.request()), pc.policy()));
             if (!single.schedulable()) {
                 LOG.info("no hints for {} on {}: {}", key, nodeName, single.summary());

@@ -1,6 +1,7 @@
 package dev.railyard.scheduler.cluster;
 
 import dev.railyard.api.volcano.PodGroup;
+import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.SecondaryNetwork;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
@@ -178,5 +179,53 @@ class ClusterViewTest {
         assertThat(c.warnings()).singleElement().satisfies(w -> assertThat(w)
                 .startsWith("IPPool kube-system/10.0.0.0-24: cannot be read as IPPool (")
                 .endsWith("); left out of the pool counts"));
+    }
+
+    /** A seed-shape hint (GPU g on mlx5_(g/2), rail g/2) for {@code gpus} on {@code node}, naming {@code gang}. */
+    private static String hint(String gang, String node, int rank, int... gpus) {
+        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node + "\",\"gang\":\"" + gang
+                + "\",\"gangSize\":4,\"rank\":" + rank + ",\"gpus\":[");
+        for (int i = 0; i < gpus.length; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
+                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
+                    .append(",\"distance\":\"PIX\"}");
+        }
+        return b.append("]}").toString();
+    }
+
+    @Test
+    void boundMembersTakeRailsAndRanksFromTheirHintsAndTheRestCountsByNode() {
+        Map<String, Object> four = Map.of("nvidia.com/gpu", "4");
+        String group = "scheduling.k8s.io/group-name";
+        GenericKubernetesResource done = pod("prod", "g-5", "n", Map.of(group, "g"), four);
+        done.setAdditionalProperty("status", Map.of("phase", "Succeeded"));
+        ClusterView view = ClusterView.of(objects(List.of(node("n", null, Map.of()), podGroup("prod", "g", 6, null),
+                pod("prod", "g-0", "n", Map.of(group, "g", "railyard.dev/placement",
+                        hint("prod/g", "n", 0, 0, 1, 2, 3)), four),
+                // the gang key Railyard wrote before it was fixed: the rank still counts
+                pod("prod", "g-1", "n", Map.of(group, "g", "railyard.dev/placement",
+                        hint("prod/prod/g", "n", 1, 4, 5, 6, 7)), four),
+                // a hint of another gang (a one-pod plan): rails count, the rank does not
+                pod("prod", "g-2", "n", Map.of(group, "g", "railyard.dev/placement",
+                        hint("prod/x", "n", 0, 0, 1, 2, 3)), four),
+                // two GPUs hinted for four requested: counted by node only
+                pod("prod", "g-3", "n", Map.of(group, "g", "railyard.dev/placement", hint("prod/g", "n", 3, 0, 1)),
+                        four),
+                pod("prod", "g-4", null, Map.of(group, "g"), four), done)), null, FabricModel.empty());
+        PodGroup pg = view.podGroup("prod/g");
+
+        List<BoundMember> bound = view.boundMembers("prod/g", view.members(pg), null);
+
+        // g-4 is pending and g-5 finished: neither is a bound member
+        assertThat(bound).extracting(b -> b.pod().name()).containsExactly("g-0", "g-1", "g-2", "g-3");
+        assertThat(bound).extracting(BoundMember::rank).containsExactly(0, 1, null, null);
+        assertThat(bound).extracting(b -> String.valueOf(b.rails())).containsExactly("{0×2,1×2}", "{2×2,3×2}",
+                "{0×2,1×2}", "null");
+        assertThat(bound).extracting(BoundMember::hinted)
+                .containsExactly(true, true, true, false);
+        assertThat(view.unusableHint(view.pod("prod/g-3")))
+                .isEqualTo("with a hint naming 2 GPUs for a pod requesting 4");
+        assertThat(view.boundMembers("prod/g", view.members(pg), "prod/g-0")).extracting(b -> b.pod().name())
+                .containsExactly("g-1", "g-2", "g-3");
     }
 }
