@@ -6,14 +6,20 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.topology.GpuHcaPair;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -121,6 +127,117 @@ class RailyardKubeSchedulerIT {
             assertThat(g.path("distance").asText()).isIn(Set.of("PIX", "PXB"));
             assertThat(g.path("hca").asText()).isEqualTo(pairs.get(g.path("gpu").asInt()).hca());
         }
+    }
+
+    /**
+     * Issue 5 (docs/adr/0005): kube-scheduler binds a gang one pod at a time; Railyard restarts halfway; the rest must
+     * land on the rails of the members already bound, under their leaf, with the ranks that follow theirs.
+     *
+     * <p>Deterministic by construction, whatever kube-scheduler's own scores: on gpu-a1 and gpu-a2 an earlier pod
+     * holds the GPUs of the machine's two lowest rails (written in its placement hint), so kg-0 (pinned to gpu-a1)
+     * and kg-1 (pinned to gpu-a2) can only get the two highest rails. After the restart kg-2 and kg-3 may use any
+     * node with a NodeTopology; Railyard's Filter (rail alignment and a leaf scope, both required) leaves only gpu-a3
+     * and gpu-a4 (gpu-a1 and gpu-a2 are full; leaf-b and leaf-c are outside the scope), one pod each on the highest
+     * rails. A Railyard that planned kg-2 and kg-3 as a gang of their own (as before issue 5) puts both on one empty
+     * node, kg-2 on the lowest rails, with ranks 0 and 1.
+     */
+    @Test
+    void aGangBoundOnePodAtATimeKeepsItsRailsLeafAndRanksAcrossARailyardRestart() throws Exception {
+        Map<Integer, GpuHcaPair> pairs = FixtureMachines.pairsByGpu(FixtureMachines.spec(FixtureMachines.PCIE_8GPU));
+        List<Integer> rails = new ArrayList<>(new TreeSet<>(pairs.values().stream().map(GpuHcaPair::rail).toList()));
+        Set<Integer> lowRails = Set.copyOf(rails.subList(0, 2));
+        for (String n : List.of("gpu-a1", "gpu-a2")) {
+            client.resource(earlierPod("earlier-" + n, n, pairs.values().stream()
+                    .filter(p -> lowRails.contains(p.rail())).toList())).create();
+        }
+        client.resource(new GenericKubernetesResourceBuilder().withApiVersion(ClusterView.POD_GROUP_API)
+                .withKind("PodGroup").withNewMetadata().withName("kgang").withNamespace(SeedWorkloads.NAMESPACE)
+                .withAnnotations(Map.of(HintAnnotations.RAIL_ALIGNMENT, "required",
+                        HintAnnotations.FABRIC_SCOPE, "leaf")).endMetadata()
+                .addToAdditionalProperties("spec", Map.of("minMember", 4)).build()).create();
+        client.resource(gangPod("kg-0", List.of("gpu-a1"))).create();
+        client.resource(gangPod("kg-1", List.of("gpu-a2"))).create();
+        String before = awaitBoundWithHint("kg-0").path("gpus").toString();
+        awaitBoundWithHint("kg-1");
+        String railsBefore = annotation("kg-0", HintAnnotations.RAILS);
+        assertThat(annotation("kg-1", HintAnnotations.RAILS)).as("rails of kg-1 and kg-0").isEqualTo(railsBefore);
+        for (String r : railsBefore.split(",")) {
+            assertThat(lowRails).as("rails of kg-0 (%s): the earlier pods hold %s", before, lowRails)
+                    .doesNotContain(Integer.parseInt(r));
+        }
+
+        RAILYARD[0].stop();
+        PROXY.backend(RAILYARD[0].start());
+
+        List<String> withTopology = SeedCluster.NODES.stream().filter(n -> n.machine().isPresent())
+                .map(SeedCluster.FakeNode::name).toList();
+        client.resource(gangPod("kg-2", withTopology)).create();
+        client.resource(gangPod("kg-3", withTopology)).create();
+        JsonNode h2 = awaitBoundWithHint("kg-2");
+        JsonNode h3 = awaitBoundWithHint("kg-3");
+        assertThat(List.of(pod("kg-2").getSpec().getNodeName(), pod("kg-3").getSpec().getNodeName()))
+                .as("nodes of kg-2 and kg-3").containsExactlyInAnyOrder("gpu-a3", "gpu-a4");
+        assertThat(annotation("kg-2", HintAnnotations.RAILS)).as("rails of kg-2").isEqualTo(railsBefore);
+        assertThat(annotation("kg-3", HintAnnotations.RAILS)).as("rails of kg-3").isEqualTo(railsBefore);
+        assertThat(h2.path("rank").asInt()).isEqualTo(2);
+        assertThat(h3.path("rank").asInt()).isEqualTo(3);
+        // kg-3 is placed when all four exist (kg-2 may have been planned before Railyard saw kg-3)
+        assertThat(h3.path("gang").asText()).isEqualTo("prod/kgang");
+        assertThat(h3.path("gangSize").asInt()).isEqualTo(4);
+    }
+
+    /** A 4-GPU pod of PodGroup kgang (Volcano's group annotation) for the default scheduler, on {@code nodes}. */
+    private static Pod gangPod(String name, List<String> nodes) {
+        return new PodBuilder()
+                .withNewMetadata().withName(name).withNamespace(SeedWorkloads.NAMESPACE)
+                    .withAnnotations(Map.of("scheduling.k8s.io/group-name", "kgang")).endMetadata()
+                .withNewSpec()
+                    .withAffinity(new AffinityBuilder().withNewNodeAffinity()
+                            .withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm()
+                            .addNewMatchExpression().withKey("kubernetes.io/hostname").withOperator("In")
+                            .withValues(nodes).endMatchExpression().endNodeSelectorTerm()
+                            .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build())
+                    .addNewContainer().withName("worker").withImage("torch")
+                        .withNewResources()
+                            .addToRequests(RailyardExtenders.GPU, new Quantity("4"))
+                            .addToLimits(RailyardExtenders.GPU, new Quantity("4"))
+                        .endResources()
+                    .endContainer()
+                .endSpec()
+                .build();
+    }
+
+    /** An earlier pod on {@code node} holding {@code gpus}, with the placement hint Railyard would have written. */
+    private static Pod earlierPod(String name, String node, List<GpuHcaPair> gpus) {
+        StringBuilder hint = new StringBuilder("{\"version\":1,\"node\":\"" + node + "\",\"gang\":\"prod/" + name
+                + "\",\"gangSize\":1,\"rank\":0,\"gpus\":[");
+        for (int i = 0; i < gpus.size(); i++) {
+            GpuHcaPair p = gpus.get(i);
+            hint.append(i == 0 ? "" : ",").append("{\"gpu\":").append(p.gpu()).append(",\"hca\":\"")
+                    .append(p.hca()).append("\",\"port\":1,\"rail\":").append(p.rail()).append(",\"distance\":\"")
+                    .append(p.distance().name()).append("\"}");
+        }
+        hint.append("]}");
+        Pod pod = SeedWorkloads.occupant(name, node, gpus.size());
+        pod.getMetadata().setAnnotations(Map.of(HintAnnotations.PLACEMENT, hint.toString()));
+        return pod;
+    }
+
+    private JsonNode awaitBoundWithHint(String name) {
+        try {
+            Pod p = await().atMost(BIND).pollInterval(Duration.ofMillis(250)).until(() -> pod(name),
+                    x -> x.getSpec().getNodeName() != null && ClusterView.placementHint(x).isPresent());
+            return ClusterView.placementHint(p).orElseThrow();
+        } catch (ConditionTimeoutException e) {
+            Pod p = pod(name);
+            throw new AssertionError(name + " not bound with a hint in " + BIND.toSeconds() + " s; node "
+                    + p.getSpec().getNodeName() + ", conditions " + p.getStatus().getConditions()
+                    + ", extender calls " + PROXY.callCounts(), e);
+        }
+    }
+
+    private String annotation(String name, String key) {
+        return ClusterView.annotation(pod(name), key).orElseThrow(() -> new AssertionError(name + " has no " + key));
     }
 
     private Pod pod(String name) {

@@ -1,10 +1,14 @@
 package dev.railyard.scheduler.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.api.topology.NodeTopologyStatus;
 import dev.railyard.api.volcano.HyperNode;
 import dev.railyard.api.volcano.PodGroup;
+import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.ClusterSnapshot;
+import dev.railyard.scheduler.engine.GpuBinding;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.PlacementPolicy;
 import dev.railyard.scheduler.engine.PodRequest;
@@ -200,6 +204,67 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
     /** @return the engine's request for the pod (RDMA resources being those some node advertises) */
     public PodRequest request(PodView pod) {
         return pod.request(rdmaResources);
+    }
+
+    /**
+     * The gang's members already bound ({@code spec.nodeName} set) that hold their devices (not finished), as the
+     * planner keeps them (docs/adr/0005): with the GPUs, rails and rank of their {@code railyard.dev/placement} hint,
+     * or by node only when {@link #unusableHint} finds the hint missing, unreadable or naming another GPU count than
+     * the pod requests. A hint's rank counts only when the hint names this gang ({@code namespace/name}; the form
+     * {@code namespace/namespace/name} that Railyard wrote before the gang key was fixed is accepted too). A hint
+     * whose {@code railChoice} is {@code node-best} with {@code gangRails} named (the member could not keep the gang's
+     * known rail set) gives a member that is not {@link BoundMember#aligned()}.
+     *
+     * @param gangKey {@code namespace/name} of the gang
+     * @param members the gang's pods, in rank order
+     * @param except  a pod to leave out ({@code namespace/name}), or null
+     * @return the bound members, in rank order
+     */
+    public List<BoundMember> boundMembers(String gangKey, List<PodView> members, String except) {
+        List<BoundMember> out = new ArrayList<>();
+        for (PodView m : members) {
+            if (!m.holdsDevices() || m.key().equals(except)) {
+                continue;
+            }
+            PodRequest request = request(m);
+            if (unusableHint(m) != null) {
+                out.add(BoundMember.nodeOnly(request, m.node()));
+                continue;
+            }
+            PlacementHint hint = m.placementHint();
+            List<GpuBinding> gpus = hint.gpus().stream()
+                    .map(g -> new GpuBinding(g.gpu(), g.hca(), g.rail(), g.distance(), true)).toList();
+            boolean ours = gangKey.equals(hint.gang()) || (m.namespace() + "/" + gangKey).equals(hint.gang());
+            // a hint that could not keep the gang's known rail set (railChoice node-best, gangRails named) holds
+            // rails off the gang's; node-best with no rail set known then (the first of its shape) set them
+            PlacementHint.RailChoice choice = hint.railChoice();
+            boolean aligned = choice == null || choice.aligned() || choice.gangRails() == null;
+            out.add(BoundMember.hinted(request, m.node(), ours ? hint.rank() : null, gpus, aligned));
+        }
+        return out;
+    }
+
+    /**
+     * @param pod a bound pod
+     * @return why its placement hint cannot say which GPUs and rails it holds ({@code "without a railyard.dev/placement
+     * hint"}, one naming another GPU count than the pod requests, or one naming a negative rail), or null when the
+     * hint can
+     */
+    public String unusableHint(PodView pod) {
+        PlacementHint hint = pod.placementHint();
+        if (hint == null) {
+            return "without a " + HintAnnotations.PLACEMENT + " hint";
+        }
+        int gpus = request(pod).gpus();
+        if (hint.gpus().size() != gpus) {
+            return "with a hint naming " + hint.gpus().size() + " GPUs for a pod requesting " + gpus;
+        }
+        for (PlacementHint.GpuHint g : hint.gpus()) {
+            if (g.rail() < 0) {
+                return "with a hint naming rail " + g.rail() + " for GPU " + g.gpu();
+            }
+        }
+        return null;
     }
 
     /**

@@ -22,10 +22,11 @@ public record GangContext(List<String> placed, RailVector rails) {
     /**
      * @param plan      a gang plan
      * @param podIndex  the pod being filtered or scored (its own entry is left out)
-     * @return the other members' nodes and the pod's planned rail vector
+     * @return the other members' nodes (the bound members' included) and the pod's planned rail vector
      */
     public static GangContext of(GangPlan plan, int podIndex) {
-        List<String> nodes = plan.pods().stream().filter(p -> p.index() != podIndex).map(PlannedPod::node).toList();
+        List<String> nodes = new java.util.ArrayList<>(plan.bound().stream().map(BoundMember::node).toList());
+        plan.pods().stream().filter(p -> p.index() != podIndex).map(PlannedPod::node).forEach(nodes::add);
         RailVector v = plan.pods().stream().filter(p -> p.index() == podIndex).map(PlannedPod::rails)
                 .findFirst().orElse(null);
         return new GangContext(nodes, v);

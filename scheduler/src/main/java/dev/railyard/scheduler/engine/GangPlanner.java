@@ -65,6 +65,26 @@ import java.util.TreeSet;
  * choice for several shapes on one node is made shape by shape). Ranks follow a depth-first walk of the chosen
  * domain, so consecutive ranks share a node, then a leaf, then a spine.
  *
+ * <h2>Members already bound</h2>
+ * A gang whose pods are bound one at a time (kube-scheduler), or one with a member re-created after the others run,
+ * names its bound members in {@link GangRequest#bound()}; the planner places only the other pods and keeps the bound
+ * ones where they are:
+ * <ul>
+ *   <li>rail set: with rail alignment, a class takes the rail vector of the hinted bound members of its shape
+ *       whose hints keep the gang's rails ({@link GangRequest#boundRailSets}: the one most of them use first, when
+ *       they differ; a member whose hint says it could not keep the gang's rail set does not vote); required alignment
+ *       that the free GPUs cannot give on that vector makes the gang unschedulable
+ *       ({@link ReasonCode#NO_COMMON_RAIL_SET});</li>
+ *   <li>fabric: R also holds the bound members' rails; a domain holds the gang only when it holds every bound
+ *       member's node too, so {@code tier} and the scope count them; when the bound members alone already span more
+ *       than a required scope allows, the scope is widened to their domain (with a notice) rather than leaving the
+ *       gang half placed for ever;</li>
+ *   <li>hops: each pod adds {@code 2·t − 1} per bound member on another node, t their common level (a per-node
+ *       term, so the dynamic program stays exact);</li>
+ *   <li>ranks: the bound members keep the ranks their hints name; the pods placed now take the lowest ranks left,
+ *       in request order, after one rank is set aside per bound member whose rank is unknown.</li>
+ * </ul>
+ *
  * <p><b>Worst case.</b> With N nodes, D domains, V ≤ maxRailVectors vector combinations, S = Π(pods per class + 1) ≤
  * maxStates states and c the most pods one node takes: O(V · (N · L + N · S · c + D · S²)) time, where L ≤ 4096 is
  * {@link LocalSelection}'s per-node bound, and O(N · c + D · S) memory. For one 8-GPU-per-pod shape only one vector
@@ -96,8 +116,10 @@ public final class GangPlanner {
         final List<Integer> members = new ArrayList<>();
         /** The first class of the same shape (itself, unless node affinities split one shape into classes). */
         int leader;
-        /** Pods of this shape over all its classes: rail alignment holds across them. */
+        /** Pods of this shape over all its classes and the hinted bound members: rail alignment holds across them. */
         int shapeCount;
+        /** {@link GangRequest#boundRailSets} for this shape: most used first; empty when none. */
+        List<RailVector> fixedVectors = List.of();
 
         PodClass(PodRequest template) {
             this.template = template;
@@ -112,9 +134,12 @@ public final class GangPlanner {
     private record Failure(List<Reason> reasons, RailVector bestVector, int bestClass) {
     }
 
-    /** The best plan of one attempt. */
+    /**
+     * The best plan of one attempt; {@code boundTier} is the lowest level at which one domain holds every bound
+     * member (0 when none is bound).
+     */
     private record Candidate(PlanCost cost, int level, int domain, Map<Integer, int[]> nodeStates,
-                             RailVector[] vectors, int[] rails, DomainTree tree) {
+                             RailVector[] vectors, int[] rails, DomainTree tree, int boundTier) {
     }
 
     /**
@@ -200,14 +225,71 @@ public final class GangPlanner {
                     pc.shapeCount += other.count();
                 }
             }
+            // bound members of the same shape whose hint names their rails, on the gang's: the class must match them
+            Map<RailVector, Integer> used = gang.boundRailSets(pc.template);
+            if (!used.isEmpty()) {
+                pc.shapeCount += used.values().stream().mapToInt(Integer::intValue).sum();
+                pc.fixedVectors = List.copyOf(used.keySet());
+            }
         }
         return classes;
+    }
+
+    /**
+     * The bound members as the planner uses them: their nodes' indices in the snapshot and the rails their hints
+     * name.
+     *
+     * @param nodes   snapshot indices of the bound members' nodes, distinct; empty when none is bound
+     * @param rails   rails the hinted bound members use
+     * @param notices what a person should know (members without a hint, nodes not in the snapshot)
+     */
+    private record Fixed(int[] nodes, Set<Integer> rails, List<String> notices) {
+        static final Fixed NONE = new Fixed(new int[0], Set.of(), List.of());
+
+        static Fixed of(ClusterSnapshot snapshot, GangRequest gang) {
+            if (gang.bound().isEmpty()) {
+                return NONE;
+            }
+            Set<Integer> nodes = new TreeSet<>();
+            Set<Integer> rails = new TreeSet<>();
+            List<String> notices = new ArrayList<>();
+            List<String> kept = new ArrayList<>();
+            for (BoundMember b : gang.bound()) {
+                int i = snapshot.indexOf(b.node());
+                if (i < 0) {
+                    notices.add("member " + b.key() + " is bound to " + b.node()
+                            + ", which is not in the snapshot: left out of the fabric scope");
+                    continue;
+                }
+                nodes.add(i);
+                RailVector v = b.rails();
+                if (v != null) {
+                    rails.addAll(v.rails());
+                }
+                if (!b.hinted()) {
+                    notices.add("member " + b.key() + " is bound to " + b.node()
+                            + " without a placement hint: counted by its node only (rails and rank unknown)");
+                } else {
+                    kept.add(b.key() + " on " + b.node() + (v == null ? "" : " " + v));
+                }
+            }
+            if (!kept.isEmpty()) {
+                notices.add(0, "kept the members already bound: " + String.join(", ", kept));
+            }
+            return new Fixed(nodes.stream().mapToInt(Integer::intValue).toArray(), rails, notices);
+        }
+
+        boolean isEmpty() {
+            return nodes.length == 0;
+        }
     }
 
     private PlanOutcome planOnce(ClusterSnapshot snapshot, GangRequest gang, Set<String> excluded) {
         PlacementPolicy policy = gang.policy();
         List<PodClass> classes = classes(gang);
         List<String> notices = new ArrayList<>(snapshot.fabric().notices());
+        Fixed fixed = Fixed.of(snapshot, gang);
+        notices.addAll(fixed.notices());
         // networks annotations
         for (PodClass c : classes) {
             if (!c.template.networks().valid()) {
@@ -274,9 +356,16 @@ public final class GangPlanner {
                             | (aligned || !multi || policy.railAlignment() == AffinityPolicy.IGNORE ? 0
                             : PlanCost.ALIGNMENT_RELAXED)
                             | (scopeLimit == Integer.MAX_VALUE && !scope.isAny() ? PlanCost.SCOPE_RELAXED : 0);
-                    Object result = attempt(snapshot, gang, classes, views, aligned, scopeLimit, relax, nodeFree);
+                    Object result = attempt(snapshot, gang, classes, views, aligned, scopeLimit, relax, nodeFree,
+                            fixed);
                     if (result instanceof Candidate cand) {
                         List<String> planNotices = new ArrayList<>(notices);
+                        if (cand.boundTier() > scopeLimit) {
+                            planNotices.add("the members already bound span a " + snapshot.fabric()
+                                    .tierName(cand.boundTier()) + " domain (tier " + cand.boundTier()
+                                    + "), more than the fabric scope " + scope + " allows: the other pods were kept "
+                                    + "inside that domain");
+                        }
                         if (relax != 0) {
                             planNotices.add("relaxed " + String.join(" and ", cand.cost().relaxedNames())
                                     + ": " + (lastFailure == null ? "no placement held it"
@@ -396,14 +485,15 @@ public final class GangPlanner {
     // ---- one attempt -------------------------------------------------------------------------------------------
 
     private Object attempt(ClusterSnapshot snapshot, GangRequest gang, List<PodClass> classes,
-                           NodeRailView[][] views, boolean aligned, int scopeLimit, int relax, long[] nodeFree) {
+                           NodeRailView[][] views, boolean aligned, int scopeLimit, int relax, long[] nodeFree,
+                           Fixed fixed) {
         int n = snapshot.nodes().size();
         Map<String, DomainTree> trees = new HashMap<>();
         Candidate onOneNode = null;
         if (aligned) {
             // a gang on one node sends nothing over the rails: any rails will do there
             Object one = solve(snapshot, classes, views, new RailVector[classes.size()], 0, relax, trees, true,
-                    Integer.MAX_VALUE, nodeFree);
+                    Integer.MAX_VALUE, nodeFree, fixed);
             if (one instanceof Candidate cand) {
                 onOneNode = cand;
             }
@@ -430,9 +520,17 @@ public final class GangPlanner {
                 continue;
             }
             Map<RailVector, Long> capacity = vectorCapacities(views[c], pc.template.gpus());
-            List<Map.Entry<RailVector, Long>> ranked = new ArrayList<>(capacity.entrySet());
-            ranked.sort(Comparator.<Map.Entry<RailVector, Long>>comparingLong(Map.Entry::getValue).reversed()
-                    .thenComparing(e -> e.getKey().sequence().toString()));
+            List<Map.Entry<RailVector, Long>> ranked = new ArrayList<>();
+            if (!pc.fixedVectors.isEmpty()) {
+                // members of this shape are bound already: only their rail vectors keep the gang aligned
+                for (RailVector v : pc.fixedVectors) {
+                    ranked.add(Map.entry(v, capacity.getOrDefault(v, 0L)));
+                }
+            } else {
+                ranked.addAll(capacity.entrySet());
+                ranked.sort(Comparator.<Map.Entry<RailVector, Long>>comparingLong(Map.Entry::getValue).reversed()
+                        .thenComparing(e -> e.getKey().sequence().toString()));
+            }
             List<RailVector> keep = new ArrayList<>();
             for (var e : ranked) {
                 // a class sharing its shape with an earlier one takes that class's vector (combine): keep every
@@ -446,6 +544,12 @@ public final class GangPlanner {
                 List<Reason> rs = new ArrayList<>();
                 if (best == null) {
                     rs.add(tooLarge(pc, 0, null));
+                } else if (!pc.fixedVectors.isEmpty()) {
+                    rs.add(new Reason(ReasonCode.NO_COMMON_RAIL_SET, "no common rail set",
+                            "with rail alignment the " + pc.count() + " pods of shape " + shape(pc.template)
+                                    + " still to place need the rail set of the " + (pc.shapeCount - pc.count())
+                                    + " bound members, " + best.getKey() + ", which fits " + best.getValue()
+                                    + " of them"));
                 } else {
                     rs.add(new Reason(ReasonCode.NO_COMMON_RAIL_SET, "no common rail set",
                             "with rail alignment the " + pc.count() + " pods of shape " + shape(pc.template)
@@ -467,7 +571,7 @@ public final class GangPlanner {
         Failure fail = null;
         for (RailVector[] combo : combos) {
             Object r = solve(snapshot, classes, views, combo, scopeLimit, relax, trees, false,
-                    best == null ? Integer.MAX_VALUE : best.cost().tier(), nodeFree);
+                    best == null ? Integer.MAX_VALUE : best.cost().tier(), nodeFree, fixed);
             if (r == null) {
                 continue; // cannot beat the best plan's tier
             }
@@ -648,7 +752,7 @@ public final class GangPlanner {
 
     private Object solve(ClusterSnapshot snapshot, List<PodClass> classes, NodeRailView[][] views,
                          RailVector[] combo, int scopeLimit, int relax, Map<String, DomainTree> trees,
-                         boolean probe, int bestTier, long[] nodeFree) {
+                         boolean probe, int bestTier, long[] nodeFree, Fixed fixed) {
         FabricModel fabric = snapshot.fabric();
         int n = snapshot.nodes().size();
         States st = new States(classes);
@@ -678,13 +782,51 @@ public final class GangPlanner {
                 }
             }
         }
+        railSet.addAll(fixed.rails());
         if (railSet.isEmpty()) {
             railSet.add(0);
         }
         int[] rails = railSet.stream().mapToInt(Integer::intValue).toArray();
         DomainTree tree = trees.computeIfAbsent(Arrays.toString(rails), k -> DomainTree.of(snapshot, rails));
+        // bound members: the one domain per level that holds them all (-2: none at that level), their hops
+        int[] boundItem = null;
+        long[] boundHops = null;
+        int boundTier = 0;
+        if (!fixed.isEmpty()) {
+            int[][] item = items(tree, n);
+            boundItem = new int[tree.top + 1];
+            boundTier = tree.top;
+            for (int t = tree.top; t >= 0; t--) {
+                int first = item[t][fixed.nodes()[0]];
+                for (int b : fixed.nodes()) {
+                    if (item[t][b] != first) {
+                        first = -2;
+                        break;
+                    }
+                }
+                boundItem[t] = first;
+                if (first >= 0) {
+                    boundTier = t;
+                }
+            }
+            boundHops = new long[n];
+            for (int i = 0; i < n; i++) {
+                for (int b : fixed.nodes()) {
+                    int t = 0;
+                    while (item[t][i] != item[t][b]) {
+                        t++;
+                    }
+                    boundHops[i] += FabricModel.hopsForTier(t);
+                }
+            }
+            if (!probe && scopeLimit != Integer.MAX_VALUE) {
+                // the bound members are where they are: a scope they already exceed cannot hold, keep the rest
+                // inside their domain instead
+                scopeLimit = Math.max(scopeLimit, boundTier);
+            }
+        }
         // lower bound on the tier: the lowest level with a domain whose nodes can host every class's pods
-        int lowest = tierLowerBound(classes, views, combo, tree, n);
+        int lowest = Math.max(boundTier, tierLowerBound(classes, views, combo, tree, n));
         if (lowest > bestTier) {
             return null;
         }
@@ -701,7 +843,7 @@ public final class GangPlanner {
         }
         for (int i = 0; i < n; i++) {
             level[i] = scopeLimit == 0 && !hostsAll(classes, views, combo, i) ? Table.EMPTY
-                    : nodeTable(st, classes, views, combo, i);
+                    : nodeTable(st, classes, views, combo, i, boundHops == null ? 0 : boundHops[i]);
         }
         Table[][] tables = new Table[tree.top + 1][];
         tables[0] = level;
@@ -726,7 +868,7 @@ public final class GangPlanner {
                 for (int s : tb.states()) {
                     maxPods = Math.max(maxPods, st.total[s]);
                 }
-                if (tb.total(full, tmp) < 0) {
+                if (tb.total(full, tmp) < 0 || (boundItem != null && d != boundItem[t])) {
                     continue;
                 }
                 List<Long> enclosing = new ArrayList<>();
@@ -748,12 +890,13 @@ public final class GangPlanner {
                 if (t > scopeLimit) {
                     return new Failure(List.of(new Reason(ReasonCode.SCOPE_TOO_SMALL, "fabric scope too small",
                             "the gang fits in one " + fabric.tierName(t) + " domain (tier " + t
-                                    + ") at the smallest, its scope allows " + fabric.tierName(scopeLimit)
+                                    + ") at the smallest" + (fixed.isEmpty() ? "" : " with its bound members")
+                                    + ", its scope allows " + fabric.tierName(scopeLimit)
                                     + " (tier " + scopeLimit + ")" + railNote(combo))), null, 0);
                 }
                 Map<Integer, int[]> nodeStates = new TreeMap<>();
                 backtrack(st, tables, tree, t, bestD, full, nodeStates);
-                return new Candidate(bestCost, t, bestD, nodeStates, combo.clone(), rails, tree);
+                return new Candidate(bestCost, t, bestD, nodeStates, combo.clone(), rails, tree, boundTier);
             }
         }
         int need = 0;
@@ -761,7 +904,23 @@ public final class GangPlanner {
             need += pc.count();
         }
         return new Failure(List.of(new Reason(ReasonCode.GANG_TOO_LARGE, "not enough room for the gang",
-                need + " pods needed, at most " + maxPods + " fit together" + railNote(combo))), null, 0);
+                need + " pods needed, at most " + maxPods + " fit together"
+                        + (fixed.isEmpty() ? "" : " in a domain with the bound members") + railNote(combo))),
+                null, 0);
+    }
+
+    /** @return item[t][i]: the index at level t of the domain holding node i */
+    private static int[][] items(DomainTree tree, int n) {
+        int[][] item = new int[tree.top + 1][n];
+        for (int i = 0; i < n; i++) {
+            item[0][i] = i;
+        }
+        for (int t = 1; t <= tree.top; t++) {
+            for (int i = 0; i < n; i++) {
+                item[t][i] = tree.parent[t - 1][item[t - 1][i]];
+            }
+        }
+        return item;
     }
 
     private static String railNote(RailVector[] combo) {
@@ -834,7 +993,9 @@ public final class GangPlanner {
         return tree.top + 1;
     }
 
-    private Table nodeTable(States st, List<PodClass> classes, NodeRailView[][] views, RailVector[] combo, int i) {
+    /** Node i's table; each pod on it adds {@code hopsPerPod} (its switch hops to the bound members). */
+    private Table nodeTable(States st, List<PodClass> classes, NodeRailView[][] views, RailVector[] combo, int i,
+                            long hopsPerPod) {
         int cCount = classes.size();
         int[] cap = new int[cCount];
         boolean any = false;
@@ -860,6 +1021,7 @@ public final class GangPlanner {
         Arrays.sort(order, Comparator.comparingInt(states::get));
         for (int k = 0; k < s.length; k++) {
             s[k] = states.get(order[k]);
+            h[k] = hopsPerPod * st.total[s[k]];
             l[k] = costs.get(order[k])[0];
         }
         return new Table(s, h, l);
@@ -1066,6 +1228,7 @@ public final class GangPlanner {
         PlannedPod[] pods = new PlannedPod[gang.pods().size()];
         int[] next = new int[classes.size()];
         boolean ranks = gang.policy().rankOrder() == RankOrder.FABRIC;
+        int[] rankOf = ranks(gang);
         for (int i : order) {
             int[] m = cand.nodeStates().get(i);
             if (m == null) {
@@ -1102,7 +1265,7 @@ public final class GangPlanner {
                     for (GpuBinding b : mine) {
                         counts[b.rail()]++;
                     }
-                    pods[podIndex] = new PlannedPod(podIndex, ranks ? podIndex : null,
+                    pods[podIndex] = new PlannedPod(podIndex, ranks ? rankOf[podIndex] : null,
                             gang.pods().get(podIndex).name(), node, mine, new RailVector(counts));
                 }
             }
@@ -1134,7 +1297,40 @@ public final class GangPlanner {
                 + String.join(", ", nodes) + ": " + what));
         String domain = cand.level() == 0 ? cand.tree().names[0][cand.domain()]
                 : cand.tree().names[cand.level()][cand.domain()];
-        return new GangPlan(gang.key(), Arrays.asList(pods), cand.level(), domain, cand.cost(), all);
+        return new GangPlan(gang.key(), Arrays.asList(pods), cand.level(), domain, cand.cost(), all, gang.bound());
+    }
+
+    /**
+     * @param gang a gang, its bound members with the ranks their hints name
+     * @return the rank of each pod to place (by index): the ranks 0..size−1 the bound members' hints leave free, in
+     * ascending order, after the lowest free ones are set aside for bound members whose rank is unknown (no hint, a
+     * rank out of range, or one another member already holds); equal to the pod's index when no member is bound
+     */
+    public static int[] ranks(GangRequest gang) {
+        int size = gang.size();
+        boolean[] taken = new boolean[size];
+        int unknown = 0;
+        for (BoundMember b : gang.bound()) {
+            Integer r = b.rank();
+            if (r != null && r >= 0 && r < size && !taken[r]) {
+                taken[r] = true;
+            } else {
+                unknown++;
+            }
+        }
+        int[] out = new int[gang.pods().size()];
+        int k = 0;
+        for (int r = 0; r < size && k < out.length; r++) {
+            if (taken[r]) {
+                continue;
+            }
+            if (unknown > 0) {
+                unknown--;
+                continue;
+            }
+            out[k++] = r;
+        }
+        return out;
     }
 
     private static void dfs(DomainTree tree, int level, int d, List<Integer> out) {

@@ -74,10 +74,16 @@ public final class PlacementEngine {
         }
         if (policy.scope().required() && !policy.scope().isAny() && !context.placed().isEmpty()) {
             int worst = worstTier(snapshot.fabric(), node, context);
-            if (worst > policy.scope().maxTier()) {
+            // members already placed beyond the scope (bound elsewhere than planned) widen it to their domain, as
+            // the gang planner does: refusing the rest would leave the gang half placed for ever (docs/adr/0005)
+            int spanned = spannedTier(snapshot.fabric(), context);
+            int allowed = Math.max(policy.scope().maxTier(), spanned);
+            if (worst > allowed) {
                 reasons.add(new Reason(ReasonCode.OUTSIDE_FABRIC_SCOPE, "outside the gang's fabric scope",
                         "tier " + worst + " (" + snapshot.fabric().tierName(worst) + ") from the gang's members, "
-                                + "scope allows " + policy.scope()));
+                                + "scope allows " + policy.scope()
+                                + (allowed > policy.scope().maxTier() ? ", widened to the " + snapshot.fabric()
+                                .tierName(allowed) + " (tier " + allowed + ") its members already span" : "")));
             }
         }
         if (snapshot.pools() != null && !pod.selections().isEmpty()) {
@@ -141,6 +147,22 @@ public final class PlacementEngine {
         }
         gpus.sort(java.util.Comparator.comparingInt(GpuBinding::rail).thenComparingInt(GpuBinding::gpu));
         return new RailSetFit(new PlannedPod(index, rank, pod.name(), node, gpus, rails), null);
+    }
+
+    /**
+     * @return the lowest tier at which one domain per rail holds every placed member (0 for none or one node):
+     * domains nest, so it is the largest common tier of the first member with each other one; O(members · rails)
+     */
+    private static int spannedTier(FabricModel fabric, GangContext context) {
+        List<Integer> rails = context.rails() == null ? List.of(0) : context.rails().rails();
+        String first = context.placed().get(0);
+        int spanned = 0;
+        for (String other : context.placed()) {
+            for (int r : rails.isEmpty() ? List.of(0) : rails) {
+                spanned = Math.max(spanned, fabric.commonTier(first, other, r));
+            }
+        }
+        return spanned;
     }
 
     private static int worstTier(FabricModel fabric, String node, GangContext context) {

@@ -308,7 +308,9 @@ public final class Explainer {
                     "all " + members.size() + " pod" + (members.size() == 1 ? " is" : "s are") + " bound", null,
                     List.of(), null, null, boundPlacements, List.of(), List.of(), List.of(), pools, notices);
         }
-        GangRequest gang = view.gang(gangName.substring(gangName.indexOf('/') + 1), pg, pending, null);
+        // the bound members as the live service keeps them: their rail set, fabric domain and ranks (docs/adr/0005)
+        GangRequest gang = view.gang(gangName.substring(gangName.indexOf('/') + 1), pg, pending, null)
+                .withBound(view.boundMembers(gangName, members, null));
         if (!bound.isEmpty()) {
             notices.add(bound.size() + " of " + members.size() + " pods are already bound and stay where they are; "
                     + "the plan places the other " + pending.size());

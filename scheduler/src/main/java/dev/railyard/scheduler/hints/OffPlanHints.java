@@ -15,9 +15,7 @@ import dev.railyard.scheduler.engine.RailSetFit;
 import dev.railyard.scheduler.engine.RailVector;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 
@@ -45,14 +43,22 @@ public final class OffPlanHints {
     }
 
     /**
-     * What is known about the pod's gang.
+     * What is known about the pod's gang: the gang as the planner sees it (its members already bound, as
+     * {@link dev.railyard.scheduler.engine.BoundMember}s read from their hints, and the ones still to place) and the
+     * pod's entry in the gang plan, if any. The service works it out from the cluster, so it holds after a restart.
      *
      * @param gang        {@code namespace/name} of the PodGroup, or of the pod when it has none
-     * @param size        pods in the gang, at least 1
-     * @param rank        the pod's rank from the gang plan, or null when unknown
+     * @param size        pods in the gang, at least 1: the bound members and those still to place, as in the plan's
+     *                    hints ({@link dev.railyard.scheduler.engine.GangPlan#gangSize()})
+     * @param rank        the pod's rank: the plan's, else the one the bound members leave it
+     *                    ({@link dev.railyard.scheduler.engine.GangPlanner#ranks}); null when unknown or with
+     *                    {@code rank-order: none}
      * @param plannedNode the node the gang plan gave the pod, or null when no plan covered it
-     * @param rails       the gang's rail set for this pod's shape, or null when none is known
-     * @param railsFrom   where {@code rails} came from, for people ({@code "the gang plan"}), or null
+     * @param rails       the gang's rail set for this pod's shape: the one its bound members hold
+     *                    ({@link GangRequest#boundRailSets}, first), else the plan's rail vector for the pod; null when
+     *                    none is known
+     * @param railsFrom   where {@code rails} came from, for people ({@code "its bound members' hints"},
+     *                    {@code "the gang plan"}), or null
      */
     public record GangSide(String gang, int size, Integer rank, String plannedNode, RailVector rails,
                            String railsFrom) {
@@ -140,47 +146,6 @@ public final class OffPlanHints {
                     off + "the node's best pairing: " + why + relaxed);
         }
         return new Result(PlacementHints.hint(one, gang.gang(), gang.size(), pod, request, choice), null);
-    }
-
-    /**
-     * The rail set a gang's members were hinted with: among hints of {@code gpus} GPUs that are themselves aligned
-     * (no {@code railChoice}, or {@link PlacementHint.RailChoice#GANG_RAILS}), the most common rail vector, the
-     * first seen on ties.
-     *
-     * @param hints the members' hints (the pod's own left out)
-     * @param gpus  the pod's GPU count (only members of that count share its rail set)
-     * @return the rail vector, or null when no member qualifies
-     */
-    public static RailVector commonRails(List<PlacementHint> hints, int gpus) {
-        Map<RailVector, Integer> seen = new LinkedHashMap<>();
-        for (PlacementHint h : hints) {
-            if (h == null || h.gpus().size() != gpus || gpus == 0
-                    || (h.railChoice() != null && !h.railChoice().aligned())) {
-                continue;
-            }
-            int width = h.gpus().stream().mapToInt(PlacementHint.GpuHint::rail).max().orElse(-1) + 1;
-            int[] counts = new int[width];
-            boolean valid = true;
-            for (PlacementHint.GpuHint g : h.gpus()) {
-                if (g.rail() < 0) {
-                    valid = false;
-                    break;
-                }
-                counts[g.rail()]++;
-            }
-            if (valid) {
-                seen.merge(new RailVector(counts), 1, Integer::sum);
-            }
-        }
-        RailVector best = null;
-        int most = 0;
-        for (Map.Entry<RailVector, Integer> e : seen.entrySet()) {
-            if (e.getValue() > most) {
-                best = e.getKey();
-                most = e.getValue();
-            }
-        }
-        return best;
     }
 
     /** @return the rail of each GPU in local-rank order, comma-separated ({@code 2,2,3,3}) */

@@ -63,11 +63,12 @@ public final class PlacementHints {
      * @param plan     the gang plan
      * @param pod      the planned pod
      * @param request  the pod's request (for its networks)
-     * @return the hint
+     * @return the hint, its {@code gangSize} counting the plan's pods and the members already bound
+     *         ({@link GangPlan#gangSize()})
      * @throws IllegalArgumentException when the pod's node is not in the snapshot
      */
     public static PlacementHint hint(ClusterSnapshot snapshot, GangPlan plan, PlannedPod pod, PodRequest request) {
-        return hint(snapshot, plan.gang(), plan.pods().size(), pod, request, null);
+        return hint(snapshot, plan.gang(), plan.gangSize(), pod, request, null);
     }
 
     /**
@@ -75,7 +76,7 @@ public final class PlacementHints {
      *
      * @param snapshot   the cluster holding the pod's node
      * @param gang       {@code namespace/name} of the gang
-     * @param gangSize   pods in the gang
+     * @param gangSize   pods in the gang, bound members included
      * @param pod        the pod with its node and GPUs
      * @param request    the pod's request (for its networks)
      * @param railChoice how the GPUs were chosen, or null when they are the gang plan's

@@ -1,6 +1,6 @@
 package dev.railyard.scheduler.service;
 
-import dev.railyard.api.hints.PlacementHint;
+import dev.railyard.api.hints.RankOrder;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.ClusterObjects;
 import dev.railyard.scheduler.cluster.ClusterView;
@@ -8,8 +8,10 @@ import dev.railyard.scheduler.cluster.IpamSnapshotConverter;
 import dev.railyard.scheduler.cluster.PodView;
 import dev.railyard.scheduler.cluster.WatchedKind;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.ClusterSnapshot;
 import dev.railyard.scheduler.engine.GangContext;
+import dev.railyard.scheduler.engine.GangPlanner;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.NodeState;
 import dev.railyard.scheduler.engine.PlacementEngine;
@@ -65,9 +67,14 @@ import java.util.function.Supplier;
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
  *       addresses), reject with the plan's reasons otherwise.</li>
  *   <li><b>Bind hints</b>: the hint for the node in the Binding: the plan's pod when the plan chose that node,
- *       otherwise the GPUs on that node that keep the gang's rail set, or the node's best pairing when it cannot
- *       offer it, said in the hint's {@code railChoice} ({@link OffPlanHints}).</li>
+ *       otherwise the GPUs on that node that keep the gang's rail set (the one its bound members hold, else the
+ *       plan's), or the node's best pairing when it cannot offer it, with the gang's rank and size, said in the
+ *       hint's {@code railChoice} ({@link OffPlanHints}).</li>
  * </ul>
+ * Members of the gang already bound are read from the cluster, not from memory (docs/adr/0005): each bound member
+ * that holds its devices enters the plan as a {@link BoundMember} with the GPUs, rails and rank of its
+ * {@code railyard.dev/placement} hint, or by its node only when it has no usable hint (logged once per pod). So a
+ * gang bound one pod at a time (kube-scheduler) that outlives a restart keeps its rail set, fabric domain and ranks.
  * While the cluster cache has not synced, every answer is neutral and the log says so once. Thread-safe.
  */
 public final class EnginePlacementDecisions implements PlacementDecisions {
@@ -95,6 +102,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
 
     /** The plan each gang was first given (gang key → plan), kept while it still names the pod asked about. */
     private final com.github.benmanes.caffeine.cache.Cache<String, PlanOutcome> gangPlans =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
+
+    /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted =
             com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
                     .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
 
@@ -207,8 +219,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         // the gang keeps the plan it was first given while that plan still names this pod: members bound since then
         // must not be re-planned onto other rails (rail alignment holds across the whole gang)
         PlanOutcome outcome = gangPlans.getIfPresent(gangKey);
-        if (planned(outcome, pod.ref().name()) == null) {
-            outcome = planFor(view, gangKey, group, toPlace);
+        if (planned(outcome, pod.ref().name()) == null || !boundAsPlanned(view, group.namespace(), outcome)) {
+            outcome = planFor(view, gangKey, group, toPlace, members);
             if (outcome != null && outcome.schedulable()) {
                 gangPlans.put(gangKey, outcome);
             }
@@ -235,22 +247,60 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         return null;
     }
 
-    private PlanOutcome planFor(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
+    /**
+     * @return false when a member the cached plan placed is bound now to another node than the plan's (the scheduler
+     * chose otherwise), so the plan no longer describes the gang and is made again around the bound members
+     */
+    private static boolean boundAsPlanned(ClusterView view, String namespace, PlanOutcome outcome) {
+        for (PlannedPod p : outcome.plan().pods()) {
+            PodView now = view.pod(namespace + "/" + p.pod());
+            if (now != null && now.node() != null && !now.node().equals(p.node())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the gang's bound members ({@link ClusterView#boundMembers}); each one counted by node only is logged
+     * once per pod and node
+     */
+    private List<BoundMember> boundMembers(ClusterView view, String gangKey, List<PodView> members, String except) {
+        List<BoundMember> out = view.boundMembers(gangKey, members, except);
+        for (BoundMember b : out) {
+            if (!b.hinted() && !b.node().equals(announcedUnhinted.asMap().put(b.key(), b.node()))) {
+                PodView m = view.pod(b.key());
+                LOG.info("gang {}: member {} is bound to {} {}: counted by its node only (its rails and rank are "
+                        + "unknown)", gangKey, b.key(), b.node(), m == null ? "without a usable hint"
+                        : view.unusableHint(m));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param members the unbound members to plan, in rank order
+     * @param all     every member of the gang (the bound ones are kept where they are)
+     */
+    private PlanOutcome planFor(ClusterView view, String gangKey, PodGroup group, List<PodView> members,
+                                List<PodView> all) {
         if (members.isEmpty()) {
             return null;
         }
         String memo = gangKey + "|" + String.join(",", members.stream().map(PodView::key).toList());
         Cached c = cached;
         if (c == null || c.view() != view) {
-            return plan(view, gangKey, group, members);
+            return plan(view, gangKey, group, members, all);
         }
-        return c.plans().computeIfAbsent(memo, k -> plan(view, gangKey, group, members));
+        return c.plans().computeIfAbsent(memo, k -> plan(view, gangKey, group, members, all));
     }
 
-    private PlanOutcome plan(ClusterView view, String gangKey, PodGroup group, List<PodView> members) {
+    private PlanOutcome plan(ClusterView view, String gangKey, PodGroup group, List<PodView> members,
+                             List<PodView> all) {
         try {
             // GangRequest is (namespace, name): its key, and so the hint's "gang", is namespace/name
-            GangRequest gang = view.gang(group.name(), group, members, null);
+            GangRequest gang = view.gang(group.name(), group, members, null)
+                    .withBound(boundMembers(view, gangKey, all, null));
             PlanOutcome outcome = engine.plan(view.snapshot(), gang);
             LOG.debug("gang {}: {}", gangKey, outcome.summary());
             return outcome;
@@ -416,31 +466,47 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     }
 
     /**
-     * What the off-plan hint needs to know about the pod's gang: its size, the pod's planned node and rank, and the
-     * gang's rail set: the one its bound, aligned members of the same GPU count were hinted with (what their NCCL
-     * uses), else the plan's rail vector for this pod.
+     * What the off-plan hint needs to know about the pod's gang, worked out from the cluster as the planner sees the
+     * gang (docs/adr/0005), so that it holds after a restart: the members already bound ({@link #boundMembers}, the
+     * pod itself left out) and the ones still to place (the pod among them), as one {@link GangRequest}.
+     * <ul>
+     *   <li>rail set: the one the bound, aligned members of the pod's shape hold ({@link GangRequest#boundRailSets},
+     *       the rule the planner holds the rest of the gang to), else the plan's rail vector for the pod;</li>
+     *   <li>rank: the plan's for the pod, else the one the bound members leave it ({@link GangPlanner#ranks}, as the
+     *       planner gives it); none with {@code rank-order: none};</li>
+     *   <li>size: bound members and members still to place, as the plan's own hints count it.</li>
+     * </ul>
+     *
+     * @param planned the pod's entry in the gang plan (current, or the one it was last steered by), or null
      */
-    private static OffPlanHints.GangSide gangSide(ClusterView view, PodView known, String gangKey, PlanOutcome outcome,
-                                                 PlannedPod planned, PodRequest request) {
+    private OffPlanHints.GangSide gangSide(ClusterView view, PodView known, PlacementPolicy policy,
+                                          PlannedPod planned, PodRequest request) {
         PodGroup group = view.podGroupOf(known);
-        List<PodView> members = group == null ? List.of() : view.members(group);
-        // the plan covers the members unbound when it was made; the PodGroup's members are all of them
-        int size = Math.max(members.size(),
-                outcome != null && outcome.schedulable() ? outcome.plan().pods().size() : 1);
-        List<PlacementHint> hinted = new ArrayList<>();
-        for (PodView m : members) {
-            if (!m.key().equals(known.key())) {
-                hinted.add(m.placementHint());
-            }
+        if (group == null) {
+            return new OffPlanHints.GangSide(known.key(), 1, planned == null ? null : planned.rank(),
+                    planned == null ? null : planned.node(), planned == null ? null : planned.rails(),
+                    planned == null ? null : "the gang plan");
         }
-        RailVector rails = OffPlanHints.commonRails(hinted, request.gpus());
+        String gangKey = group.namespace() + "/" + group.name();
+        List<PodView> members = view.members(group);
+        List<BoundMember> bound = boundMembers(view, gangKey, members, known.key());
+        // the pod and the members not bound yet share the ranks the bound ones leave, in rank order
+        List<PodView> toPlace = members.stream()
+                .filter(m -> m.key().equals(known.key()) || m.node() == null || m.node().isEmpty()).toList();
+        GangRequest gang = new GangRequest(group.namespace(), group.name(),
+                toPlace.stream().map(view::request).toList(), policy, bound);
+        RailVector rails = gang.boundRailSets(request).keySet().stream().findFirst().orElse(null);
         String from = rails == null ? null : "its bound members' hints";
         if (rails == null && planned != null) {
             rails = planned.rails();
-            from = "the gang plan";
+            from = rails == null ? null : "the gang plan";
         }
-        return new OffPlanHints.GangSide(gangKey, size, planned == null ? null : planned.rank(),
-                planned == null ? null : planned.node(), rails, from);
+        int position = toPlace.stream().map(PodView::key).toList().indexOf(known.key());
+        Integer rank = policy.rankOrder() == RankOrder.NONE ? null
+                : planned != null ? planned.rank()
+                : position < 0 ? null : GangPlanner.ranks(gang)[position];
+        return new OffPlanHints.GangSide(gangKey, gang.size(), rank, planned == null ? null : planned.node(), rails,
+                from);
     }
 
     /**
@@ -464,15 +530,13 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         PodRequest request = view.request(known);
         PlacementPolicy policy = PlacementPolicy.resolve(null, view.podGroupOf(known), known.annotations(),
                 without.snapshot().fabric());
-        PodGroup group = view.podGroupOf(known);
-        String gangKey = group == null ? known.key() : group.namespace() + "/" + group.name();
         try {
             // the node as if the pod's GPUs were free; the networks of the full view, which knows their pools'
             // ranges (the view without the pod has no ledger, so no ranges: no NCCL_IB_ADDR_RANGE otherwise)
             ClusterSnapshot one = new ClusterSnapshot(List.of(node), new ArrayList<>(view.snapshot().networks()
                     .values()), view.snapshot().fabric(), null);
             OffPlanHints.Result r = OffPlanHints.hint(engine, one, nodeName, request, policy,
-                    gangSide(view, known, gangKey, null, last == null ? null : last.pod(), request));
+                    gangSide(view, known, policy, last == null ? null : last.pod(), request));
             if (r.hint() == null) {
                 LOG.info("no hints for bound pod {} on {}: {}", known.key(), nodeName, r.why());
                 return Map.of();
@@ -520,7 +584,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             // gang's rail set where that node offers it
             PlannedPod planned = pc.planned() != null ? pc.planned() : last == null ? null : last.pod();
             OffPlanHints.Result r = OffPlanHints.hint(engine, view.snapshot(), nodeName, pc.request(), pc.policy(),
-                    gangSide(view, known, pc.gangKey(), pc.outcome(), planned, pc.request()));
+                    gangSide(view, known, pc.policy(), planned, pc.request()));
             if (r.hint() == null) {
                 LOG.info("no hints for {} on {}: {}", key, nodeName, r.why());
                 return Map.of();

@@ -1,6 +1,11 @@
 package dev.railyard.scheduler.cluster;
 
 import dev.railyard.api.volcano.PodGroup;
+import dev.railyard.scheduler.engine.BoundMember;
+import dev.railyard.scheduler.engine.GangRequest;
+import dev.railyard.scheduler.engine.PlacementPolicy;
+import dev.railyard.scheduler.engine.PodRequest;
+import dev.railyard.scheduler.engine.RailVector;
 import dev.railyard.scheduler.engine.SecondaryNetwork;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
@@ -178,5 +183,136 @@ class ClusterViewTest {
         assertThat(c.warnings()).singleElement().satisfies(w -> assertThat(w)
                 .startsWith("IPPool kube-system/10.0.0.0-24: cannot be read as IPPool (")
                 .endsWith("); left out of the pool counts"));
+    }
+
+    /** A seed-shape hint (GPU g on mlx5_(g/2), rail g/2) for {@code gpus} on {@code node}, naming {@code gang}. */
+    private static String hint(String gang, String node, int rank, int... gpus) {
+        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node + "\",\"gang\":\"" + gang
+                + "\",\"gangSize\":4,\"rank\":" + rank + ",\"gpus\":[");
+        for (int i = 0; i < gpus.length; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
+                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
+                    .append(",\"distance\":\"PIX\"}");
+        }
+        return b.append("]}").toString();
+    }
+
+    @Test
+    void boundMembersTakeRailsAndRanksFromTheirHintsAndTheRestCountsByNode() {
+        Map<String, Object> four = Map.of("nvidia.com/gpu", "4");
+        String group = "scheduling.k8s.io/group-name";
+        GenericKubernetesResource done = pod("prod", "g-5", "n", Map.of(group, "g"), four);
+        done.setAdditionalProperty("status", Map.of("phase", "Succeeded"));
+        ClusterView view = ClusterView.of(objects(List.of(node("n", null, Map.of()), podGroup("prod", "g", 6, null),
+                pod("prod", "g-0", "n", Map.of(group, "g", "railyard.dev/placement",
+                        hint("prod/g", "n", 0, 0, 1, 2, 3)), four),
+                // the gang key Railyard wrote before it was fixed: the rank still counts
+                pod("prod", "g-1", "n", Map.of(group, "g", "railyard.dev/placement",
+                        hint("prod/prod/g", "n", 1, 4, 5, 6, 7)), four),
+                // a hint of another gang (a one-pod plan): rails count, the rank does not
+                pod("prod", "g-2", "n", Map.of(group, "g", "railyard.dev/placement",
+                        hint("prod/x", "n", 0, 0, 1, 2, 3)), four),
+                // two GPUs hinted for four requested: counted by node only
+                pod("prod", "g-3", "n", Map.of(group, "g", "railyard.dev/placement", hint("prod/g", "n", 3, 0, 1)),
+                        four),
+                pod("prod", "g-4", null, Map.of(group, "g"), four), done)), null, FabricModel.empty());
+        PodGroup pg = view.podGroup("prod/g");
+
+        List<BoundMember> bound = view.boundMembers("prod/g", view.members(pg), null);
+
+        // g-4 is pending and g-5 finished: neither is a bound member
+        assertThat(bound).extracting(b -> b.pod().name()).containsExactly("g-0", "g-1", "g-2", "g-3");
+        assertThat(bound).extracting(BoundMember::rank).containsExactly(0, 1, null, null);
+        assertThat(bound).extracting(b -> String.valueOf(b.rails())).containsExactly("{0×2,1×2}", "{2×2,3×2}",
+                "{0×2,1×2}", "null");
+        assertThat(bound).extracting(BoundMember::hinted)
+                .containsExactly(true, true, true, false);
+        assertThat(view.unusableHint(view.pod("prod/g-3")))
+                .isEqualTo("with a hint naming 2 GPUs for a pod requesting 4");
+        assertThat(view.boundMembers("prod/g", view.members(pg), "prod/g-0")).extracting(b -> b.pod().name())
+                .containsExactly("g-1", "g-2", "g-3");
+    }
+
+    /**
+     * A member of PodGroup {@code group}, bound to node n, requesting {@code gpus.length} GPUs, hinted on those GPUs
+     * of the seed shape (rail g/2) with {@code railChoice} (JSON, or null for none); with {@code gpus} null, bound
+     * without a hint.
+     */
+    private static GenericKubernetesResource member(String group, String name, String railChoice, int... gpus) {
+        Map<String, String> a = new LinkedHashMap<>();
+        a.put("scheduling.k8s.io/group-name", group);
+        if (gpus.length > 0) {
+            String h = hint("prod/" + group, "n", 0, gpus);
+            a.put("railyard.dev/placement", railChoice == null ? h
+                    : h.substring(0, h.length() - 1) + ",\"railChoice\":" + railChoice + "}");
+        }
+        return pod("prod", name, "n", a, Map.of("nvidia.com/gpu", Integer.toString(gpus.length == 0 ? 4
+                : gpus.length)));
+    }
+
+    /**
+     * The gang's rail set per shape as its bound members' hints give it, the one rule the planner and the off-plan
+     * hints share ({@link GangRequest#boundRailSets} over {@link ClusterView#boundMembers}). Moved from
+     * OffPlanHintsTest (h-hints' {@code OffPlanHints.commonRails}), same cases and expected values.
+     */
+    @Test
+    void theMembersRailSetIsTheMostCommonAmongAlignedMembersOfTheSameGpuCount() {
+        RailVector rails01 = new RailVector(new int[]{2, 2});
+        RailVector rails23 = new RailVector(new int[]{0, 0, 2, 2});
+        String gangRails = "{\"source\":\"gang-rails\",\"gangRails\":\"0,0,1,1\",\"reason\":\"x\"}";
+        String leftGangRails = "{\"source\":\"node-best\",\"gangRails\":\"0,0,1,1\",\"reason\":\"x\"}";
+        String noneKnown = "{\"source\":\"node-best\",\"reason\":\"x\"}";
+        List<GenericKubernetesResource> all = new ArrayList<>(List.of(node("n", null, Map.of()),
+                podGroup("prod", "g", 10, null), podGroup("prod", "t", 2, null), podGroup("prod", "f", 2, null),
+                // GPUs 4..7: rails 2,2,3,3; GPUs 0..3: rails 0,0,1,1 (seed shape)
+                member("g", "g-0", null, 4, 5, 6, 7),
+                member("g", "g-1", null, 0, 1, 2, 3),
+                member("g", "g-2", gangRails, 0, 1, 2, 3),
+                // a member that could not keep the gang's known rail set is not aligned: not counted
+                member("g", "g-3", leftGangRails, 4, 5, 6, 7),
+                member("g", "g-4", leftGangRails, 4, 5, 6, 7),
+                // another shape (2 GPUs on rail 3): not counted for 4-GPU pods
+                member("g", "g-5", null, 6, 7), member("g", "g-6", null, 6, 7), member("g", "g-7", null, 6, 7),
+                // bound without a hint: counted by its node only
+                member("g", "g-8", null),
+                pod("prod", "g-9", null, Map.of("scheduling.k8s.io/group-name", "g"), Map.of("nvidia.com/gpu", "4")),
+                // ties: the first seen (rank order)
+                member("t", "t-0", null, 4, 5, 6, 7), member("t", "t-1", null, 0, 1, 2, 3),
+                // node-best with no rail set known then (the first of its shape): its rails are the gang's
+                member("f", "f-0", noneKnown, 4, 5, 6, 7)));
+        ClusterView view = ClusterView.of(objects(all), null, FabricModel.empty());
+        PodRequest four = view.request(view.pod("prod/g-9"));
+        PodRequest two = new PodRequest("prod", "two", 2, four.rdmaResources(), four.networks(), false);
+        PodRequest eight = new PodRequest("prod", "eight", 8, four.rdmaResources(), four.networks(), false);
+
+        GangRequest g = gang(view, "g", four);
+        assertThat(g.bound()).extracting(BoundMember::aligned)
+                .containsExactly(true, true, true, false, false, true, true, true, false);
+        assertThat(g.boundRailSets(four)).containsExactly(Map.entry(rails01, 2), Map.entry(rails23, 1));
+        assertThat(g.boundRailSets(four).keySet().iterator().next()).isEqualTo(rails01);
+        assertThat(g.boundRailSets(two)).containsExactly(Map.entry(new RailVector(new int[]{0, 0, 0, 2}), 3));
+        assertThat(g.boundRailSets(eight)).isEmpty();
+        assertThat(gang(view, "t", four).boundRailSets(four).keySet()).containsExactly(rails23, rails01);
+        assertThat(gang(view, "f", four).boundRailSets(four)).containsExactly(Map.entry(rails23, 1));
+    }
+
+    @Test
+    void aHintNamingANegativeRailCountsByNodeOnly() {
+        // a hand-edited or damaged hint: no rail vector can be made from it (h-hints' commonRails skipped such a hint)
+        String h = hint("prod/g", "n", 0, 0, 1, 2, 3).replace("\"gpu\":2,\"hca\":\"mlx5_1\",\"port\":1,\"rail\":1",
+                "\"gpu\":2,\"hca\":\"mlx5_1\",\"port\":1,\"rail\":-1");
+        ClusterView view = ClusterView.of(objects(List.of(node("n", null, Map.of()), podGroup("prod", "g", 2, null),
+                pod("prod", "g-0", "n", Map.of("scheduling.k8s.io/group-name", "g", "railyard.dev/placement", h),
+                        Map.of("nvidia.com/gpu", "4")))), null, FabricModel.empty());
+
+        assertThat(view.unusableHint(view.pod("prod/g-0"))).isEqualTo("with a hint naming rail -1 for GPU 2");
+        assertThat(view.boundMembers("prod/g", view.members(view.podGroup("prod/g")), null))
+                .extracting(BoundMember::hinted).containsExactly(false);
+    }
+
+    private static GangRequest gang(ClusterView view, String group, PodRequest pending) {
+        PodGroup pg = view.podGroup("prod/" + group);
+        return new GangRequest("prod", group, List.of(pending), PlacementPolicy.defaults(),
+                view.boundMembers("prod/" + group, view.members(pg), null));
     }
 }

@@ -101,6 +101,25 @@ class PlacementEngineTest {
     }
 
     @Test
+    void membersAlreadySpanningMoreThanTheScopeWidenItToTheirDomainInFilterAsInThePlanner() {
+        // the fabric of the test above: a and b share a leaf (scalable unit 1), c is in another unit (tier 2, spine).
+        // Members bound on b and c (one bound elsewhere than planned) already span the spine: a required leaf scope
+        // would refuse every node and leave the gang half placed, so Filter allows the spine, as GangPlanner does
+        ClusterSnapshot snap = seedCluster(null, node("a", seedShape()), node("b", seedShape()),
+                node("c", seedShape()));
+        PodRequest pod = pod("p", 2);
+        PlacementPolicy strict = policy(AffinityPolicy.REQUIRED, AffinityPolicy.REQUIRED,
+                new FabricScope(1, true));
+        GangContext spread = new GangContext(List.of("b", "c"), new RailVector(new int[]{2}));
+        assertThat(engine.filter(snap, pod, strict, "a", spread).feasible()).isTrue();
+        assertThat(engine.filter(snap, pod, strict, "c", spread).feasible()).isTrue();
+        // members inside the scope: not widened (the test above: c is refused next to b alone)
+        assertThat(engine.filter(snap, pod, strict, "c", new GangContext(List.of("a", "b"),
+                new RailVector(new int[]{2}))).reasons()).extracting(Reason::code)
+                .containsExactly(ReasonCode.OUTSIDE_FABRIC_SCOPE);
+    }
+
+    @Test
     void scoreBreaksDown() {
         ClusterSnapshot snap = seedCluster(new FixedPools(511, 1022), node("a", seedShape()),
                 node("b", seedShape(), Set.of(0, 1, 2, 3, 4, 5)), node("c", seedShape()));

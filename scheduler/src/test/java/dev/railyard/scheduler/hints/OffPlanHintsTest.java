@@ -134,29 +134,6 @@ class OffPlanHintsTest {
     }
 
     @Test
-    void theMembersRailSetIsTheMostCommonAmongAlignedMembersOfTheSameGpuCount() {
-        List<PlacementHint> hints = new ArrayList<>();
-        hints.add(hint(List.of(2, 2, 3, 3), null));
-        hints.add(hint(List.of(0, 0, 1, 1), null));
-        hints.add(hint(List.of(0, 0, 1, 1), new PlacementHint.RailChoice("gang-rails", null, "0,0,1,1", "x")));
-        // a member that fell back to its node's best pairing is not aligned: not counted
-        hints.add(hint(List.of(2, 2, 3, 3), new PlacementHint.RailChoice("node-best", null, "0,0,1,1", "x")));
-        hints.add(hint(List.of(2, 2, 3, 3), new PlacementHint.RailChoice("node-best", null, "0,0,1,1", "x")));
-        // another shape (2 GPUs): not counted
-        hints.add(hint(List.of(3, 3), null));
-        hints.add(hint(List.of(3, 3), null));
-        hints.add(hint(List.of(3, 3), null));
-        hints.add(null);
-
-        assertThat(OffPlanHints.commonRails(hints, 4)).isEqualTo(RAILS_01);
-        assertThat(OffPlanHints.commonRails(hints, 2)).isEqualTo(new RailVector(new int[]{0, 0, 0, 2}));
-        assertThat(OffPlanHints.commonRails(hints, 8)).isNull();
-        // ties: the first seen
-        assertThat(OffPlanHints.commonRails(List.of(hint(List.of(2, 2, 3, 3), null), hint(List.of(0, 0, 1, 1),
-                null)), 4)).isEqualTo(RAILS_23);
-    }
-
-    @Test
     void railChoiceIsLeftOutOfTheJsonWhenNullAndRoundTripsWhenSet() throws Exception {
         ObjectMapper json = new ObjectMapper();
         PlacementHint plain = hint(List.of(0, 1), null);
