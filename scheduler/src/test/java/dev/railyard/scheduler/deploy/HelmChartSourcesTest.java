@@ -106,8 +106,8 @@ class HelmChartSourcesTest {
                 }
             }
         }
-        // extender: 12 cluster-wide + 3 namespaced (leases twice, the webhook Secret); agent: 2.
-        assertThat(rules).hasSize(17);
+        // extender: 13 cluster-wide + 3 namespaced (leases twice, the webhook Secret); agent: 2.
+        assertThat(rules).hasSize(18);
         for (var rule : rules.entrySet()) {
             List<String> resources = split(rule.getValue().get(0));
             List<String> verbs = split(rule.getValue().get(1));
