@@ -64,7 +64,8 @@ import java.util.TreeMap;
  * @param warnings      objects skipped or partly read, one line each, naming them
  */
 public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<String, PodGroup> podGroups,
-                          Map<String, PodGroup> coschedulingGroups, Map<String, PodView> pods, Map<String, String> gpuAccounting, Set<String> rdmaResources,
+                          Map<String, PodGroup> coschedulingGroups, Map<String, PodView> pods,
+                          Map<String, String> gpuAccounting, Set<String> rdmaResources,
                           Map<String, NodeTopologyStatus> topologyStatuses, List<String> warnings) {
     public ClusterView {
         podGroups = Collections.unmodifiableMap(new LinkedHashMap<>(podGroups));
@@ -123,8 +124,8 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
         }
         List<SecondaryNetwork> networks = networks(objects, pools, warnings);
         ClusterSnapshot snapshot = new ClusterSnapshot(nodes.value().nodes(), networks, model, pools);
-        return new ClusterView(objects, snapshot, groups.value(), coscheduling.value(), pods, nodes.value().gpuAccounting(),
-                nodes.value().rdmaResources(), nodes.value().topologies(), warnings);
+        return new ClusterView(objects, snapshot, groups.value(), coscheduling.value(), pods,
+                nodes.value().gpuAccounting(), nodes.value().rdmaResources(), nodes.value().topologies(), warnings);
     }
 
     private static List<SecondaryNetwork> networks(ClusterObjects objects, AddressPools pools,

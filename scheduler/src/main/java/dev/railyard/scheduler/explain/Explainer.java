@@ -65,8 +65,9 @@ import java.util.regex.Pattern;
  *   <li>{@code job NS/NAME}: the Volcano PodGroup of that name, or the PodGroup of the Volcano Job of that name
  *       (found by owner reference, or by the pods' {@code volcano.sh/job-name}), or else the scheduler-plugins
  *       coscheduling PodGroup ({@code scheduling.x-k8s.io}) of that name with the pods its label names. Pods
- *       already bound are reported where they are; the others are planned as one gang. A PodGroup with no pods yet (Volcano creates them only once the
- *       PodGroup is enqueued) is explained from the Volcano Job's task templates when the Job is known.</li>
+ *       already bound are reported where they are; the others are planned as one gang. A Volcano PodGroup with no
+ *       pods yet (Volcano creates them only once the PodGroup is enqueued) is explained from the Volcano Job's task
+ *       templates when the Job is known; a coscheduling one without pods is bad input.</li>
  *   <li>{@code pod NS/NAME}: where a bound pod is, or for a pending one its gang's plan and this pod's own Filter
  *       verdict on every node.</li>
  *   <li>what-if: the jobs placed one after the other, each seeing the GPUs, RDMA slots and addresses of the earlier

@@ -55,8 +55,9 @@ import java.util.function.Supplier;
  * The protocol port answered by the placement engine over live cluster state.
  *
  * <p>Per request it takes one {@link ClusterView} (rebuilt only when the cache's event counter moved, so a burst of
- * 16 concurrent predicate calls shares one view), finds the pod's gang (its PodGroup: Volcano's, or the scheduler-plugins
- * coscheduling PodGroup its {@code scheduling.x-k8s.io/pod-group} label names), plans the gang once per view
+ * 16 concurrent predicate calls shares one view), finds the pod's gang (its PodGroup: Volcano's, or the
+ * scheduler-plugins coscheduling PodGroup its {@code scheduling.x-k8s.io/pod-group} label names), plans the gang
+ * once per view
  * and steers every task by that plan:
  * <ul>
  *   <li><b>Filter</b>: the engine's per-pod verdict with the gang's context (members already bound or tentatively
