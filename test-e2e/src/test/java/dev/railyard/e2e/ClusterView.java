@@ -25,6 +25,8 @@ public final class ClusterView {
 
     /** PodGroup API ({@code scheduling.volcano.sh/v1beta1}). */
     public static final String POD_GROUP_API = "scheduling.volcano.sh/v1beta1";
+    /** scheduler-plugins coscheduling PodGroup API ({@code scheduling.x-k8s.io/v1alpha1}; CRD in test resources). */
+    public static final String COSCHEDULING_POD_GROUP_API = "scheduling.x-k8s.io/v1alpha1";
 
     private final KubernetesClient client;
     private final String namespace;
@@ -127,7 +129,8 @@ public final class ClusterView {
     }
 
     /**
-     * Deletes every Volcano Job, pod and PodGroup in the namespace and waits until none is left. No
+     * Deletes every Volcano Job, pod and PodGroup (Volcano's and coscheduling ones) in the namespace and waits until
+     * none is left. No
      * kube-controller-manager runs, so nothing garbage-collects by owner reference: Jobs go first (so
      * vc-controller-manager stops recreating their pods), then pods (the fake kubelet finishes the graceful
      * deletions), then PodGroups.
@@ -137,12 +140,15 @@ public final class ClusterView {
         jobs.delete();
         await().atMost(timeout).pollInterval(Duration.ofMillis(250)).until(() -> jobs.list().getItems().isEmpty());
         var groups = client.genericKubernetesResources(POD_GROUP_API, "PodGroup").inNamespace(namespace);
+        var coscheduling = client.genericKubernetesResources(COSCHEDULING_POD_GROUP_API, "PodGroup")
+                .inNamespace(namespace);
+        coscheduling.delete();
         // Delete again on every poll: vc-controller-manager may still recreate a pod of a Job it is tearing down.
         await().atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {
             client.pods().inNamespace(namespace).delete();
             groups.delete();
             return client.pods().inNamespace(namespace).list().getItems().isEmpty()
-                    && groups.list().getItems().isEmpty();
+                    && groups.list().getItems().isEmpty() && coscheduling.list().getItems().isEmpty();
         });
     }
 }

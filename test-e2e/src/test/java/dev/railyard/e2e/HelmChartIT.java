@@ -369,6 +369,7 @@ class HelmChartIT {
                     "WatchedKind.NETWORK_ATTACHMENT_DEFINITION"));
             list.add(allow(e, verb, "mellanox.com", "macvlannetworks", "", "", "WatchedKind.MACVLAN_NETWORK"));
             list.add(allow(e, verb, "scheduling.volcano.sh", "podgroups", "", "", "WatchedKind.POD_GROUP"));
+            list.add(allow(e, verb, "scheduling.x-k8s.io", "podgroups", "", "", "WatchedKind.COSCHEDULING_POD_GROUP"));
             list.add(allow(e, verb, "topology.volcano.sh", "hypernodes", "", "", "WatchedKind.HYPER_NODE"));
         }
         list.add(allow(e, "get", "", "pods", "prod", "rdma-test-master-0", "HintBackfill reads the pod"));

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSchedulingGate;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -184,6 +185,71 @@ class RailyardKubeSchedulerIT {
         // kg-3 is placed when all four exist (kg-2 may have been planned before Railyard saw kg-3)
         assertThat(h3.path("gang").asText()).isEqualTo("prod/kgang");
         assertThat(h3.path("gangSize").asInt()).isEqualTo(4);
+    }
+
+    /**
+     * Issue 5, the scheduler-plugins coscheduling convention: a 2-pod × 4-GPU gang named only by the label
+     * {@code scheduling.x-k8s.io/pod-group} and a {@code scheduling.x-k8s.io/v1alpha1} PodGroup (minMember 2, rail
+     * alignment required), no Volcano PodGroup, and no coscheduling plugin in kube-scheduler: Railyard's filter and
+     * bind steer each pod as it comes, and both pods land on the same rails of two nodes.
+     *
+     * <p>Deterministic by construction: cg-0 may only go to gpu-a1, where an earlier pod holds the GPUs of the
+     * machine's two lowest rails, so it can only get the two highest. cg-1 may only go to gpu-a2, which is empty, and
+     * a scheduling gate holds it back until cg-0 is bound, so kube-scheduler always takes cg-0 first. cg-1 is created
+     * first, so Railyard knows both members when it plans cg-0 (gang size 2, ranks 0 and 1). A Railyard that ignored
+     * the coscheduling PodGroup would judge cg-1 on its own and give it the lowest rails of the empty gpu-a2 (as the
+     * scenario above notes for a gang planned without its bound members).
+     */
+    @Test
+    void aCoschedulingGangNamedByLabelAndPodGroupLandsOnTheSameRailsOfTwoNodes() {
+        Map<Integer, GpuHcaPair> pairs = FixtureMachines.pairsByGpu(FixtureMachines.spec(FixtureMachines.PCIE_8GPU));
+        List<Integer> rails = new ArrayList<>(new TreeSet<>(pairs.values().stream().map(GpuHcaPair::rail).toList()));
+        Set<Integer> lowRails = Set.copyOf(rails.subList(0, 2));
+        client.resource(earlierPod("earlier-gpu-a1", "gpu-a1", pairs.values().stream()
+                .filter(p -> lowRails.contains(p.rail())).toList())).create();
+        client.resource(new GenericKubernetesResourceBuilder().withApiVersion(ClusterView.COSCHEDULING_POD_GROUP_API)
+                .withKind("PodGroup").withNewMetadata().withName("cgang").withNamespace(SeedWorkloads.NAMESPACE)
+                .withAnnotations(Map.of(HintAnnotations.RAIL_ALIGNMENT, "required")).endMetadata()
+                .addToAdditionalProperties("spec", Map.of("minMember", 2)).build()).create();
+        client.resource(coschedulingPod("cg-1", "gpu-a2", true)).create();
+        client.resource(coschedulingPod("cg-0", "gpu-a1", false)).create();
+
+        JsonNode h0 = awaitBoundWithHint("cg-0");
+        assertThat(pod("cg-0").getSpec().getNodeName()).isEqualTo("gpu-a1");
+        String rails0 = annotation("cg-0", HintAnnotations.RAILS);
+        for (String r : rails0.split(",")) {
+            assertThat(lowRails).as("rails of cg-0 (%s): the earlier pod holds %s", h0.path("gpus"), lowRails)
+                    .doesNotContain(Integer.parseInt(r));
+        }
+        assertThat(h0.path("gang").asText()).isEqualTo("prod/cgang");
+        assertThat(h0.path("gangSize").asInt()).isEqualTo(2);
+        assertThat(h0.path("rank").asInt()).isZero();
+
+        client.pods().inNamespace(SeedWorkloads.NAMESPACE).withName("cg-1").edit(p -> {
+            p.getSpec().setSchedulingGates(List.of());
+            return p;
+        });
+        JsonNode h1 = awaitBoundWithHint("cg-1");
+        assertThat(pod("cg-1").getSpec().getNodeName()).isEqualTo("gpu-a2");
+        assertThat(annotation("cg-1", HintAnnotations.RAILS)).as("rails of cg-1 and cg-0").isEqualTo(rails0);
+        assertThat(h1.path("gang").asText()).isEqualTo("prod/cgang");
+        assertThat(h1.path("gangSize").asInt()).isEqualTo(2);
+        assertThat(h1.path("rank").asInt()).isEqualTo(1);
+        assertThat(PROXY.failures("/kube/bind")).isZero();
+    }
+
+    /**
+     * A 4-GPU pod of the coscheduling PodGroup cgang (label {@code scheduling.x-k8s.io/pod-group}) for the default
+     * scheduler, on {@code node} only; {@code gated}: with a scheduling gate, so kube-scheduler leaves it alone.
+     */
+    private static Pod coschedulingPod(String name, String node, boolean gated) {
+        Pod pod = gangPod(name, List.of(node));
+        pod.getMetadata().setAnnotations(null);
+        pod.getMetadata().setLabels(Map.of("scheduling.x-k8s.io/pod-group", "cgang"));
+        if (gated) {
+            pod.getSpec().setSchedulingGates(List.of(new PodSchedulingGate("railyard.dev/e2e-after-cg-0")));
+        }
+        return pod;
     }
 
     /** A 4-GPU pod of PodGroup kgang (Volcano's group annotation) for the default scheduler, on {@code nodes}. */

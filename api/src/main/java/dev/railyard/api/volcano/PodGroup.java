@@ -3,19 +3,46 @@ package dev.railyard.api.volcano;
 import java.util.Map;
 
 /**
- * The subset of a Volcano {@code PodGroup} ({@code scheduling.volcano.sh/v1beta1}) the placement engine reads.
- * The Volcano job controller copies a vcjob's {@code spec.networkTopology} here (v1.12+).
+ * The subset of a {@code PodGroup} the placement engine reads: Volcano's ({@code scheduling.volcano.sh/v1beta1}),
+ * or the scheduler-plugins coscheduling one ({@code scheduling.x-k8s.io/v1alpha1}), which has the same
+ * {@code spec.minMember} and no {@code networkTopology}. The Volcano job controller copies a vcjob's
+ * {@code spec.networkTopology} here (v1.12+). Both are one gang to the engine; they differ only in how their pods
+ * name them ({@link Convention}).
  *
  * @param namespace       {@code metadata.namespace}
  * @param name            {@code metadata.name}
  * @param minMember       {@code spec.minMember}: pods that must be placed together
- * @param networkTopology {@code spec.networkTopology}, or null when the job sets none
+ * @param networkTopology {@code spec.networkTopology}, or null when the job sets none (always null for a
+ *                        coscheduling PodGroup)
  * @param annotations     {@code metadata.annotations} (Railyard hints under {@code railyard.dev/} may sit here)
+ * @param convention      which API the PodGroup came from, and so which pods are its members
  */
 public record PodGroup(String namespace, String name, int minMember, NetworkTopology networkTopology,
-                       Map<String, String> annotations) {
+                       Map<String, String> annotations, Convention convention) {
     public PodGroup {
         annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+        convention = convention == null ? Convention.VOLCANO : convention;
+    }
+
+    /** A Volcano PodGroup ({@link Convention#VOLCANO}). */
+    public PodGroup(String namespace, String name, int minMember, NetworkTopology networkTopology,
+                    Map<String, String> annotations) {
+        this(namespace, name, minMember, networkTopology, annotations, Convention.VOLCANO);
+    }
+
+    /** Which PodGroup API an object came from, and how a pod names the PodGroup it belongs to. */
+    public enum Convention {
+        /**
+         * Volcano, {@code scheduling.volcano.sh/v1beta1}: the pod's annotation {@code scheduling.k8s.io/group-name}
+         * (volcano-sh/volcano {@code job_controller_util.go createJobPod}).
+         */
+        VOLCANO,
+        /**
+         * kubernetes-sigs/scheduler-plugins coscheduling, {@code scheduling.x-k8s.io/v1alpha1}: the pod's label
+         * {@code scheduling.x-k8s.io/pod-group} ({@code apis/scheduling/v1alpha1/types.go PodGroupLabel}), in the
+         * PodGroup's namespace.
+         */
+        COSCHEDULING
     }
 
     /**

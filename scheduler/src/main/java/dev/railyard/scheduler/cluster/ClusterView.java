@@ -46,13 +46,17 @@ import java.util.TreeMap;
  *   <li>Fabric: the one given, else Volcano HyperNodes when there are any (an inconsistent set is reported and
  *       the node labels used instead), else node labels ({@link FabricLabelKeys#defaults()}), else none (every node
  *       equidistant, and the engine says so).</li>
- *   <li>PodGroups: {@link VolcanoObjectConverter}; pods: {@link PodView}.</li>
+ *   <li>PodGroups: Volcano's ({@link VolcanoObjectConverter}) and the scheduler-plugins coscheduling ones
+ *       ({@link CoschedulingObjectConverter}), kept apart since both kinds may use one name; pods:
+ *       {@link PodView}.</li>
  * </ul>
  * Bad objects are skipped with a warning naming them ({@link #warnings()}); building the view never throws for one.
  *
  * @param objects       the objects it was built from
  * @param snapshot      the engine's snapshot
- * @param podGroups     PodGroups by {@code namespace/name}
+ * @param podGroups     Volcano PodGroups by {@code namespace/name}
+ * @param coschedulingGroups scheduler-plugins coscheduling PodGroups ({@code scheduling.x-k8s.io}) by
+ *                      {@code namespace/name}
  * @param pods          pods by {@code namespace/name}
  * @param gpuAccounting node → how its allocated GPUs were found ({@link NodeStateConverter.Result#gpuAccounting()})
  * @param rdmaResources every RDMA extended resource some node advertises
@@ -60,10 +64,12 @@ import java.util.TreeMap;
  * @param warnings      objects skipped or partly read, one line each, naming them
  */
 public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<String, PodGroup> podGroups,
-                          Map<String, PodView> pods, Map<String, String> gpuAccounting, Set<String> rdmaResources,
+                          Map<String, PodGroup> coschedulingGroups, Map<String, PodView> pods,
+                          Map<String, String> gpuAccounting, Set<String> rdmaResources,
                           Map<String, NodeTopologyStatus> topologyStatuses, List<String> warnings) {
     public ClusterView {
         podGroups = Collections.unmodifiableMap(new LinkedHashMap<>(podGroups));
+        coschedulingGroups = Collections.unmodifiableMap(new LinkedHashMap<>(coschedulingGroups));
         pods = Collections.unmodifiableMap(new LinkedHashMap<>(pods));
         gpuAccounting = Map.copyOf(gpuAccounting);
         rdmaResources = Set.copyOf(rdmaResources);
@@ -97,6 +103,8 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
         warnings.addAll(nodes.warnings());
         Converted<Map<String, PodGroup>> groups = VolcanoObjectConverter.podGroups(objects);
         warnings.addAll(groups.warnings());
+        Converted<Map<String, PodGroup>> coscheduling = CoschedulingObjectConverter.podGroups(objects);
+        warnings.addAll(coscheduling.warnings());
         FabricModel model = fabric;
         if (model == null) {
             Map<String, Map<String, String>> labels = new TreeMap<>();
@@ -116,8 +124,8 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
         }
         List<SecondaryNetwork> networks = networks(objects, pools, warnings);
         ClusterSnapshot snapshot = new ClusterSnapshot(nodes.value().nodes(), networks, model, pools);
-        return new ClusterView(objects, snapshot, groups.value(), pods, nodes.value().gpuAccounting(),
-                nodes.value().rdmaResources(), nodes.value().topologies(), warnings);
+        return new ClusterView(objects, snapshot, groups.value(), coscheduling.value(), pods,
+                nodes.value().gpuAccounting(), nodes.value().rdmaResources(), nodes.value().topologies(), warnings);
     }
 
     private static List<SecondaryNetwork> networks(ClusterObjects objects, AddressPools pools,
@@ -178,22 +186,47 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
         return pods.get(key);
     }
 
-    /** @return the PodGroup of that {@code namespace/name}, or null */
+    /** @return the Volcano PodGroup of that {@code namespace/name}, or null */
     public PodGroup podGroup(String key) {
         return podGroups.get(key);
     }
 
-    /** @return the PodGroup the pod names in {@code scheduling.k8s.io/group-name}, or null */
-    public PodGroup podGroupOf(PodView pod) {
-        String g = pod.podGroupName();
-        return g == null ? null : podGroups.get(pod.namespace() + "/" + g);
+    /** @return the coscheduling PodGroup ({@code scheduling.x-k8s.io}) of that {@code namespace/name}, or null */
+    public PodGroup coschedulingGroup(String key) {
+        return coschedulingGroups.get(key);
     }
 
-    /** @return the pods naming this PodGroup, in rank order ({@link PodView#RANK_ORDER}) */
+    /**
+     * @return the PodGroup the pod names: the Volcano PodGroup of its {@code scheduling.k8s.io/group-name}
+     *         annotation when it has one (Volcano's convention wins, as in {@code protocol.GangRef}), else the
+     *         coscheduling PodGroup of its {@code scheduling.x-k8s.io/pod-group} label in its namespace; null when
+     *         it names none or the named one does not exist
+     */
+    public PodGroup podGroupOf(PodView pod) {
+        String g = pod.podGroupName();
+        if (g != null) {
+            return podGroups.get(pod.namespace() + "/" + g);
+        }
+        String c = pod.coschedulingGroupName();
+        return c == null ? null : coschedulingGroups.get(pod.namespace() + "/" + c);
+    }
+
+    /**
+     * @return the pods naming this PodGroup, in rank order ({@link PodView#RANK_ORDER}): for a Volcano PodGroup
+     *         those whose {@code scheduling.k8s.io/group-name} names it; for a coscheduling one the pods of its
+     *         namespace whose {@code scheduling.x-k8s.io/pod-group} label names it and that carry no Volcano group
+     *         annotation (upstream's coscheduling lists pods by that label in the PodGroup's namespace:
+     *         scheduler-plugins {@code pkg/coscheduling/core/core.go PreFilter})
+     */
     public List<PodView> members(PodGroup group) {
         List<PodView> out = new ArrayList<>();
+        boolean coscheduling = group.convention() == PodGroup.Convention.COSCHEDULING;
         for (PodView p : pods.values()) {
-            if (p.namespace().equals(group.namespace()) && group.name().equals(p.podGroupName())) {
+            if (!p.namespace().equals(group.namespace())) {
+                continue;
+            }
+            if (coscheduling ? p.podGroupName() == null && group.name().equals(p.coschedulingGroupName())
+                    : group.name().equals(p.podGroupName())) {
                 out.add(p);
             }
         }

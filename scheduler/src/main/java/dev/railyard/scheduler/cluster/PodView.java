@@ -45,6 +45,13 @@ public record PodView(String namespace, String name, String node, String phase, 
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** Volcano's pod annotation naming the PodGroup ({@code job_controller_util.go createJobPod}). */
     public static final String GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name";
+    /**
+     * The scheduler-plugins coscheduling label naming the PodGroup ({@code scheduling.x-k8s.io/v1alpha1}
+     * {@code PodGroupLabel}, kubernetes-sigs/scheduler-plugins {@code apis/scheduling/v1alpha1/types.go}).
+     */
+    public static final String COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group";
+    /** The same label of the older API group {@code scheduling.sigs.k8s.io}. */
+    public static final String COSCHEDULING_LEGACY_LABEL = "pod-group.scheduling.sigs.k8s.io";
     /** Volcano's pod annotation with the task name. */
     public static final String TASK_SPEC_ANNOTATION = "volcano.sh/task-spec";
     /** Volcano's pod annotation with the replica index within the task. */
@@ -271,6 +278,21 @@ public record PodView(String namespace, String name, String node, String phase, 
     public String podGroupName() {
         String g = annotations.get(GROUP_NAME_ANNOTATION);
         return g == null || g.isBlank() ? null : g;
+    }
+
+    /**
+     * @return the PodGroup name from the coscheduling label ({@link #COSCHEDULING_LABEL}, else
+     *         {@link #COSCHEDULING_LEGACY_LABEL}), or null; read whether or not Volcano's annotation is set too
+     *         (where both are, Volcano's names the gang: {@link ClusterView#podGroupOf})
+     */
+    public String coschedulingGroupName() {
+        for (String key : new String[]{COSCHEDULING_LABEL, COSCHEDULING_LEGACY_LABEL}) {
+            String g = labels.get(key);
+            if (g != null && !g.isBlank()) {
+                return g;
+            }
+        }
+        return null;
     }
 
     /**

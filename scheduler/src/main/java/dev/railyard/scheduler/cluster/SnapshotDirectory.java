@@ -137,8 +137,8 @@ public final class SnapshotDirectory {
         if (counts.values().stream().allMatch(c -> c == 0)) {
             String first = reader.warnings.isEmpty() ? "no object of a kind Railyard reads (Node, Pod, NodeTopology, "
                     + "IPPool, OverlappingRangeIPReservation, NodeSlicePool, NetworkAttachmentDefinition, "
-                    + "MacvlanNetwork, PodGroup, HyperNode)" : String.join("; ", reader.warnings.subList(0,
-                    Math.min(3, reader.warnings.size())));
+                    + "MacvlanNetwork, PodGroup of Volcano or scheduler-plugins, HyperNode)"
+                    : String.join("; ", reader.warnings.subList(0, Math.min(3, reader.warnings.size())));
             throw new InputException("snapshot " + dir + ": nothing usable: " + first);
         }
         ClusterObjects co = new ClusterObjects(Instant.now(), 0, objects, Set.of(), true);
@@ -303,7 +303,8 @@ public final class SnapshotDirectory {
                 return;
             }
             String key = ns.isEmpty() ? name : ns + "/" + name;
-            String previous = whereSeen.put(wk.kind() + " " + key, where);
+            // by kind and API group: a Volcano and a coscheduling PodGroup may share a name
+            String previous = whereSeen.put(wk + " " + key, where);
             if (previous != null) {
                 warnings.add(where + " (" + id + "): also in " + previous + "; this one is used");
             }

@@ -30,13 +30,20 @@ public record WatchedKind(String apiVersion, String kind, String plural, boolean
             "macvlannetworks", false, "MacvlanNetwork master netdev resolution", true);
     public static final WatchedKind POD_GROUP = new WatchedKind("scheduling.volcano.sh/v1beta1", "PodGroup",
             "podgroups", true, "Volcano gang plans", true);
+    /**
+     * The scheduler-plugins coscheduling PodGroup (CRD {@code podgroups.scheduling.x-k8s.io}, namespaced, version
+     * v1alpha1: kubernetes-sigs/scheduler-plugins {@code apis/scheduling/v1alpha1/types.go},
+     * {@code manifests/coscheduling/crd.yaml}). Gangs of pods carrying the label {@code scheduling.x-k8s.io/pod-group}.
+     */
+    public static final WatchedKind COSCHEDULING_POD_GROUP = new WatchedKind("scheduling.x-k8s.io/v1alpha1",
+            "PodGroup", "podgroups", true, "coscheduling gang plans", true);
     public static final WatchedKind HYPER_NODE = new WatchedKind("topology.volcano.sh/v1alpha1", "HyperNode",
             "hypernodes", false, "Volcano HyperNode fabric", true);
 
     /** Every kind the cache watches, core kinds first. */
     public static final java.util.List<WatchedKind> ALL = java.util.List.of(NODE, POD, NODE_TOPOLOGY, IP_POOL,
             OVERLAPPING_RANGE_RESERVATION, NODE_SLICE_POOL, NETWORK_ATTACHMENT_DEFINITION, MACVLAN_NETWORK,
-            POD_GROUP, HYPER_NODE);
+            POD_GROUP, COSCHEDULING_POD_GROUP, HYPER_NODE);
 
     /** @return the API group, empty for the core group */
     public String group() {

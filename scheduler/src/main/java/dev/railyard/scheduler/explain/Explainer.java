@@ -62,10 +62,12 @@ import java.util.regex.Pattern;
  * changes anything in the cluster; what-if placements are taken in a private copy.
  *
  * <ul>
- *   <li>{@code job NS/NAME}: the PodGroup of that name, or the PodGroup of the Volcano Job of that name (found by
- *       owner reference, or by the pods' {@code volcano.sh/job-name}). Pods already bound are reported where they
- *       are; the others are planned as one gang. A PodGroup with no pods yet (Volcano creates them only once the
- *       PodGroup is enqueued) is explained from the Volcano Job's task templates when the Job is known.</li>
+ *   <li>{@code job NS/NAME}: the Volcano PodGroup of that name, or the PodGroup of the Volcano Job of that name
+ *       (found by owner reference, or by the pods' {@code volcano.sh/job-name}), or else the scheduler-plugins
+ *       coscheduling PodGroup ({@code scheduling.x-k8s.io}) of that name with the pods its label names. Pods
+ *       already bound are reported where they are; the others are planned as one gang. A Volcano PodGroup with no
+ *       pods yet (Volcano creates them only once the PodGroup is enqueued) is explained from the Volcano Job's task
+ *       templates when the Job is known; a coscheduling one without pods is bad input.</li>
  *   <li>{@code pod NS/NAME}: where a bound pod is, or for a pending one its gang's plan and this pod's own Filter
  *       verdict on every node.</li>
  *   <li>what-if: the jobs placed one after the other, each seeing the GPUs, RDMA slots and addresses of the earlier
@@ -198,7 +200,15 @@ public final class Explainer {
         if (pg == null) {
             pg = podGroupOfJob(view, ns, name);
         }
+        if (pg == null) {
+            pg = view.coschedulingGroup(ns + "/" + name);
+        }
         List<PodView> members = pg == null ? List.of() : view.members(pg);
+        if (members.isEmpty() && pg != null && pg.convention() == PodGroup.Convention.COSCHEDULING) {
+            throw new InputException("coscheduling PodGroup " + pg.namespace() + "/" + pg.name() + " has no pods "
+                    + "(no pod in " + pg.namespace() + " carries the label " + PodView.COSCHEDULING_LABEL + "="
+                    + pg.name() + ")");
+        }
         if (members.isEmpty()) {
             VolcanoJobTemplate.Job job = context.jobLookup().apply(ns + "/" + name);
             if (job == null && pg != null) {
@@ -231,6 +241,11 @@ public final class Explainer {
         List<String> names = new ArrayList<>();
         for (PodGroup g : view.podGroups().values()) {
             if (g.namespace().equals(ns)) {
+                names.add(g.name());
+            }
+        }
+        for (PodGroup g : view.coschedulingGroups().values()) {
+            if (g.namespace().equals(ns) && !names.contains(g.name())) {
                 names.add(g.name());
             }
         }

@@ -53,7 +53,9 @@ import java.util.function.Supplier;
  * The protocol port answered by the placement engine over live cluster state.
  *
  * <p>Per request it takes one {@link ClusterView} (rebuilt only when the cache's event counter moved, so a burst of
- * 16 concurrent predicate calls shares one view), finds the pod's gang (its PodGroup), plans the gang once per view
+ * 16 concurrent predicate calls shares one view), finds the pod's gang (its PodGroup: Volcano's, or the
+ * scheduler-plugins coscheduling PodGroup its {@code scheduling.x-k8s.io/pod-group} label names), plans the gang
+ * once per view
  * and steers every task by that plan:
  * <ul>
  *   <li><b>Filter</b>: the engine's per-pod verdict with the gang's context (members already bound or tentatively
@@ -107,6 +109,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
 
     /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
     private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
+
+    /** Gangs already logged as named by their pods but without a PodGroup (gang key), so the log says it once. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, Boolean> announcedNoGroup =
             com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
                     .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
 
@@ -185,8 +192,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         PodView known = view.pod(key);
         PodRequest request = known != null ? view.request(known) : requestOf(pod);
         GangRef gangRef = pod.gang();
-        PodGroup group = gangRef == null ? null
-                : view.podGroup(gangRef.namespace() + "/" + gangRef.podGroupName());
+        PodGroup group = gangRef == null ? null : gangRef.convention() == GangRef.Convention.COSCHEDULING
+                ? view.coschedulingGroup(gangRef.toString()) : view.podGroup(gangRef.toString());
+        if (group == null && gangRef != null) {
+            announceNoPodGroup(view, gangRef);
+        }
         if (group == null) {
             PlacementPolicy policy = PlacementPolicy.resolve(null, null, pod.annotations(), view.snapshot().fabric());
             return new PodContext(request, policy, GangContext.none(), null, key, null);
@@ -233,6 +243,25 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                     ctx.rails()), p, gangKey, outcome);
         }
         return new PodContext(request, policy, new GangContext(placed, null), null, gangKey, outcome);
+    }
+
+    /**
+     * Logs once per gang (per half hour) that a pod names a gang whose PodGroup Railyard does not have, so its pods
+     * are judged one by one: the PodGroup's CRD is not installed (the cache switched that kind off), or no such
+     * PodGroup exists.
+     */
+    private void announceNoPodGroup(ClusterView view, GangRef ref) {
+        boolean coscheduling = ref.convention() == GangRef.Convention.COSCHEDULING;
+        WatchedKind kind = coscheduling ? WatchedKind.COSCHEDULING_POD_GROUP : WatchedKind.POD_GROUP;
+        String key = ref.toString();
+        if (announcedNoGroup.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
+            return;
+        }
+        String named = coscheduling ? "label " + GangRef.COSCHEDULING_LABEL : "annotation "
+                + GangRef.VOLCANO_GROUP_ANNOTATION;
+        String why = view.objects().disabled().contains(kind) ? kind + " is not installed"
+                : "there is no " + kind + " " + key;
+        LOG.info("gang {} (pod {}): {}, so its pods are judged one by one, without a gang plan", key, named, why);
     }
 
     private static PlannedPod planned(PlanOutcome outcome, String podName) {

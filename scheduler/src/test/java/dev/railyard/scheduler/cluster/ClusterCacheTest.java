@@ -155,6 +155,41 @@ class ClusterCacheTest {
         } finally {
             release.countDown();
             api.stop(0);
+
+    @Test
+    void theCoschedulingPodGroupIsAnOptionalKindThatComesOnWhenItsCrdAppears() {
+        try (ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
+                Duration.ofSeconds(1))) {
+            cache.start();
+            await().atMost(Duration.ofSeconds(10)).until(cache::synced);
+            // not installed: off, and the gauge of its feature says 0 (the Volcano PodGroup has its own gauge)
+            assertThat(cache.snapshot().disabled()).contains(WatchedKind.COSCHEDULING_POD_GROUP);
+            assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "PodGroup")
+                    .tag("feature", "coscheduling gang plans").gauge().value()).isZero();
+
+            // CRD podgroups.scheduling.x-k8s.io installed (scheduler-plugins manifests/coscheduling/crd.yaml)
+            server.expect().get().withPath("/apis/scheduling.x-k8s.io/v1alpha1")
+                    .andReturn(200, new APIResourceListBuilder().withGroupVersion("scheduling.x-k8s.io/v1alpha1")
+                            .addNewResource().withName("podgroups").withKind("PodGroup").withNamespaced(true)
+                            .withVerbs("get", "list", "watch").endResource().build())
+                    .always();
+            var ctx = new ResourceDefinitionContext.Builder().withGroup("scheduling.x-k8s.io")
+                    .withVersion("v1alpha1").withKind("PodGroup").withPlural("podgroups").withNamespaced(true)
+                    .build();
+            client.genericKubernetesResources(ctx).inNamespace("prod").resource(new GenericKubernetesResourceBuilder()
+                    .withApiVersion("scheduling.x-k8s.io/v1alpha1").withKind("PodGroup")
+                    .withNewMetadata().withName("cgang").withNamespace("prod").endMetadata()
+                    .withAdditionalProperties(Map.of("spec", Map.of("minMember", 2))).build()).create();
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(cache.snapshot().of(WatchedKind.COSCHEDULING_POD_GROUP)).extracting(ClusterObjects::key)
+                            .containsExactly("prod/cgang"));
+            ClusterObjects later = cache.snapshot();
+            assertThat(later.disabled()).doesNotContain(WatchedKind.COSCHEDULING_POD_GROUP);
+            assertThat(later.of(WatchedKind.POD_GROUP)).isEmpty();
+            assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "PodGroup")
+                    .tag("feature", "coscheduling gang plans").gauge().value()).isEqualTo(1.0);
+            assertThat(ClusterView.of(later, null, null).coschedulingGroup("prod/cgang").minMember()).isEqualTo(2);
         }
     }
 }

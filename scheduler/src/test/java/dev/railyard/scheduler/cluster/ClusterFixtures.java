@@ -94,6 +94,12 @@ public final class ClusterFixtures {
     /** @return a pod with one container requesting {@code resources}; bound when {@code node} is not null */
     public static GenericKubernetesResource pod(String namespace, String name, String node,
                                                 Map<String, String> annotations, Map<String, Object> resources) {
+        return pod(namespace, name, node, null, annotations, resources);
+    }
+
+    /** @return a pod with labels and one container requesting {@code resources}; bound when {@code node} is set */
+    public static GenericKubernetesResource pod(String namespace, String name, String node, Map<String, String> labels,
+                                                Map<String, String> annotations, Map<String, Object> resources) {
         Map<String, Object> container = new LinkedHashMap<>();
         container.put("name", "main");
         container.put("resources", Map.of("requests", resources, "limits", resources));
@@ -102,7 +108,7 @@ public final class ClusterFixtures {
         if (node != null) {
             spec.put("nodeName", node);
         }
-        return object(WatchedKind.POD, namespace, name, null, annotations, Map.of("spec", spec,
+        return object(WatchedKind.POD, namespace, name, labels, annotations, Map.of("spec", spec,
                 "status", Map.of("phase", node == null ? "Pending" : "Running")));
     }
 
@@ -129,6 +135,13 @@ public final class ClusterFixtures {
     public static GenericKubernetesResource podGroup(String namespace, String name, int minMember,
                                                      Map<String, String> annotations) {
         return object(WatchedKind.POD_GROUP, namespace, name, null, annotations,
+                Map.of("spec", Map.of("minMember", minMember)));
+    }
+
+    /** @return a scheduler-plugins coscheduling PodGroup ({@code scheduling.x-k8s.io/v1alpha1}) */
+    public static GenericKubernetesResource coschedulingGroup(String namespace, String name, int minMember,
+                                                              Map<String, String> annotations) {
+        return object(WatchedKind.COSCHEDULING_POD_GROUP, namespace, name, null, annotations,
                 Map.of("spec", Map.of("minMember", minMember)));
     }
 

@@ -314,5 +314,49 @@ class ClusterViewTest {
         PodGroup pg = view.podGroup("prod/" + group);
         return new GangRequest("prod", group, List.of(pending), PlacementPolicy.defaults(),
                 view.boundMembers("prod/" + group, view.members(pg), null));
+
+    @Test
+    void coschedulingPodGroupsAreGangsOfTheirLabelledPodsAndVolcanosAnnotationWins() {
+        // a Volcano PodGroup and a coscheduling PodGroup share the name prod/cg (different API groups)
+        GenericKubernetesResource cosched = ClusterFixtures.coschedulingGroup("prod", "cg", 2,
+                Map.of("railyard.dev/rail-alignment", "required"));
+        GenericKubernetesResource unset = object(WatchedKind.COSCHEDULING_POD_GROUP, "prod", "no-min", null, null,
+                Map.of("spec", Map.of("scheduleTimeoutSeconds", 60, "minResources", Map.of("nvidia.com/gpu", "8"))));
+        GenericKubernetesResource bad = object(WatchedKind.COSCHEDULING_POD_GROUP, "prod", "bad", null, null,
+                Map.of("spec", Map.of("minMember", "two")));
+        GenericKubernetesResource volcano = podGroup("prod", "cg", 1, null);
+        Map<String, Object> gpus = Map.of("nvidia.com/gpu", "4");
+        List<GenericKubernetesResource> all = new ArrayList<>(List.of(cosched, unset, bad, volcano));
+        all.add(pod("prod", "cg-1", null, Map.of("scheduling.x-k8s.io/pod-group", "cg"), null, gpus));
+        all.add(pod("prod", "cg-0", null, Map.of("pod-group.scheduling.sigs.k8s.io", "cg"), null, gpus));
+        // both conventions on one pod: Volcano's annotation names its gang (protocol.GangRef orders them so)
+        all.add(pod("prod", "both", null, Map.of("scheduling.x-k8s.io/pod-group", "cg"),
+                Map.of("scheduling.k8s.io/group-name", "cg"), gpus));
+        // same label in another namespace: not a member (upstream lists pods by label in the PodGroup's namespace)
+        all.add(pod("dev", "cg-9", null, Map.of("scheduling.x-k8s.io/pod-group", "cg"), null, gpus));
+
+        ClusterView v = ClusterView.of(objects(all), null, null);
+
+        PodGroup g = v.coschedulingGroup("prod/cg");
+        assertThat(g.convention()).isEqualTo(PodGroup.Convention.COSCHEDULING);
+        assertThat(g.minMember()).isEqualTo(2);
+        assertThat(g.networkTopology()).isNull();
+        assertThat(v.members(g)).extracting(PodView::name).containsExactly("cg-0", "cg-1");
+        assertThat(v.podGroupOf(v.pod("prod/cg-1"))).isSameAs(g);
+        assertThat(v.podGroupOf(v.pod("prod/cg-0"))).isSameAs(g);
+        assertThat(v.podGroupOf(v.pod("dev/cg-9"))).isNull();
+        PodGroup vg = v.podGroup("prod/cg");
+        assertThat(vg.convention()).isEqualTo(PodGroup.Convention.VOLCANO);
+        assertThat(v.podGroupOf(v.pod("prod/both"))).isSameAs(vg);
+        assertThat(v.members(vg)).extracting(PodView::name).containsExactly("both");
+        // minMember is an omitempty int32 upstream: unset reads as 0; the other spec fields are not Railyard's
+        assertThat(v.coschedulingGroup("prod/no-min").minMember()).isZero();
+        assertThat(v.coschedulingGroup("prod/bad")).isNull();
+        assertThat(v.warnings()).contains("PodGroup prod/bad (scheduling.x-k8s.io/v1alpha1): spec.minMember 'two' "
+                + "is not a whole number; skipped");
+        // the gang's policy reads the PodGroup's railyard.dev/ hints as for a Volcano PodGroup
+        var gang = v.gang("cg", g, v.members(g), null);
+        assertThat(gang.policy().railAlignment()).isEqualTo(dev.railyard.api.hints.AffinityPolicy.REQUIRED);
+        assertThat(gang.policy().sources()).contains("railyard.dev/rail-alignment=required (PodGroup)");
     }
 }

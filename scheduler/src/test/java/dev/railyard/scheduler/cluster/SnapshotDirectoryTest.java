@@ -27,6 +27,37 @@ class SnapshotDirectoryTest {
     }
 
     @Test
+    void aCoschedulingPodGroupIsReadApartFromAVolcanoPodGroupOfTheSameName() throws IOException {
+        // kubectl get podgroups.scheduling.x-k8s.io -A -o yaml, and Volcano's of the same name
+        write("podgroups.yaml", """
+                apiVersion: v1
+                kind: List
+                items:
+                - apiVersion: scheduling.x-k8s.io/v1alpha1
+                  kind: PodGroup
+                  metadata: {name: cgang, namespace: prod, annotations: {railyard.dev/rail-alignment: required}}
+                  spec: {minMember: 2, scheduleTimeoutSeconds: 60}
+                  status: {phase: Pending}
+                - apiVersion: scheduling.volcano.sh/v1beta1
+                  kind: PodGroup
+                  metadata: {name: cgang, namespace: prod}
+                  spec: {minMember: 1}
+                """);
+
+        SnapshotDirectory.Loaded l = SnapshotDirectory.read(dir);
+
+        // two objects of two kinds, not one seen twice
+        assertThat(l.warnings()).isEmpty();
+        assertThat(l.objects().of(WatchedKind.COSCHEDULING_POD_GROUP)).singleElement().satisfies(pg ->
+                assertThat(pg.getApiVersion()).isEqualTo("scheduling.x-k8s.io/v1alpha1"));
+        assertThat(l.objects().of(WatchedKind.POD_GROUP)).singleElement().satisfies(pg ->
+                assertThat(pg.getApiVersion()).isEqualTo("scheduling.volcano.sh/v1beta1"));
+        ClusterView v = ClusterView.of(l.objects(), null, null);
+        assertThat(v.coschedulingGroup("prod/cgang").minMember()).isEqualTo(2);
+        assertThat(v.podGroup("prod/cgang").minMember()).isEqualTo(1);
+    }
+
+    @Test
     void readsSingleObjectsListsTypedListsAndMultiDocumentFiles() throws IOException {
         // kubectl get node gpu-a1 -o yaml: one object
         write("node.yaml", """

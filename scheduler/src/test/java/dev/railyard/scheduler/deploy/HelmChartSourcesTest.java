@@ -106,9 +106,9 @@ class HelmChartSourcesTest {
                 }
             }
         }
-        // extender: 11 cluster-wide (core Events only, no events.k8s.io) + 3 namespaced (leases twice, the webhook
-        // Secret); agent: 2.
-        assertThat(rules).hasSize(16);
+        // extender: 12 cluster-wide (core Events only, no events.k8s.io; Volcano and coscheduling PodGroups) + 3
+        // namespaced (leases twice, the webhook Secret); agent: 2.
+        assertThat(rules).hasSize(17);
         for (var rule : rules.entrySet()) {
             List<String> resources = split(rule.getValue().get(0));
             List<String> verbs = split(rule.getValue().get(1));

@@ -228,6 +228,53 @@ class ExplainerTest {
     }
 
     @Test
+    void aCoschedulingPodGroupIsExplainedAsAGangOfItsLabelledPods() {
+        // n-a and n-b have GPUs 0..3 held (rails 0, 1): each can take one 4-GPU pod on GPUs 4..7 (rails 2, 3).
+        // PodGroup prod/cgang (scheduling.x-k8s.io, minMember 2, rail alignment required) with pods cg-0 and cg-1
+        // named by the label scheduling.x-k8s.io/pod-group: one pod per node, both on rails 2 and 3.
+        List<GenericKubernetesResource> all = new ArrayList<>(busyNode("n-a", List.of(0, 1, 2, 3)));
+        all.addAll(busyNode("n-b", List.of(0, 1, 2, 3)));
+        all.add(ClusterFixtures.coschedulingGroup("prod", "cgang", 2, Map.of("railyard.dev/rail-alignment",
+                "required")));
+        all.add(ClusterFixtures.coschedulingGroup("prod", "empty", 2, null));
+        for (String p : List.of("cg-0", "cg-1")) {
+            all.add(pod("prod", p, null, Map.of("scheduling.x-k8s.io/pod-group", "cgang"), null,
+                    Map.of("nvidia.com/gpu", "4")));
+        }
+
+        Explanation e = explainer.explain(objects(all), ExplainRequest.job("prod", "cgang"),
+                Explainer.Context.service());
+
+        Explanation.Gang g = e.gangs().get(0);
+        assertThat(g.gang()).isEqualTo("prod/cgang");
+        assertThat(g.kind()).isEqualTo("PodGroup");
+        assertThat(g.minMember()).isEqualTo(2);
+        assertThat(g.status()).isEqualTo(Explanation.Gang.SCHEDULABLE);
+        assertThat(g.placements()).extracting(Explanation.Placement::pod, Explanation.Placement::node)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("cg-0", "n-a"),
+                        org.assertj.core.groups.Tuple.tuple("cg-1", "n-b"));
+        assertThat(g.placements()).allSatisfy(p -> assertThat(p.gpus()).containsExactly(
+                new Explanation.GpuEntry(4, "mlx5_2", 2, "PIX"), new Explanation.GpuEntry(5, "mlx5_2", 2, "PIX"),
+                new Explanation.GpuEntry(6, "mlx5_3", 3, "PIX"), new Explanation.GpuEntry(7, "mlx5_3", 3, "PIX")));
+        assertThat(g.policySources()).contains("railyard.dev/rail-alignment=required (PodGroup)");
+
+        // explain pod finds the same gang through the pod's label
+        Explanation.Gang byPod = explainer.explain(objects(all), ExplainRequest.pod("prod", "cg-1"),
+                Explainer.Context.service()).gangs().get(0);
+        assertThat(byPod.podGroup()).isEqualTo("prod/cgang");
+        assertThat(byPod.kind()).isEqualTo("PodGroup");
+
+        assertThatThrownBy(() -> explainer.explain(objects(all), ExplainRequest.job("prod", "empty"),
+                Explainer.Context.service())).isInstanceOf(InputException.class)
+                .hasMessage("coscheduling PodGroup prod/empty has no pods (no pod in prod carries the label "
+                        + "scheduling.x-k8s.io/pod-group=empty)");
+        assertThatThrownBy(() -> explainer.explain(objects(all), ExplainRequest.job("prod", "other"),
+                Explainer.Context.service())).isInstanceOf(InputException.class)
+                .hasMessage("no PodGroup or Volcano Job prod/other in the service's cache (PodGroups in prod: "
+                        + "cgang, empty)");
+    }
+
+    @Test
     void aPodIsExplainedWhereItIsOrWithItsOwnFilterVerdicts() {
         Explanation bound = explainer.explain(training(), ExplainRequest.pod("prod", "train-worker-0"),
                 Explainer.Context.service());
