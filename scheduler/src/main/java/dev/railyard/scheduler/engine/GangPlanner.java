@@ -304,7 +304,7 @@ public final class GangPlanner {
         }
         if (states > settings.maxStates()) {
             Reason r = new Reason(ReasonCode.GANG_TOO_LARGE, "too many pod shapes",
-                    classes.size() + " pod shapes need " + states + " planning states, more than the limit "
+                    classes.size() + (classes.size() == 1 ? " pod shape needs " : " pod shapes need ") + states + " planning states, more than the limit "
                             + settings.maxStates());
             return unschedulable(gang, List.of(r), List.of(), null, notices);
         }
@@ -546,13 +546,13 @@ public final class GangPlanner {
                     rs.add(tooLarge(pc, 0, null));
                 } else if (!pc.fixedVectors.isEmpty()) {
                     rs.add(new Reason(ReasonCode.NO_COMMON_RAIL_SET, "no common rail set",
-                            "with rail alignment the " + pc.count() + " pods of shape " + shape(pc.template)
+                            "with rail alignment the " + pc.count() + (pc.count() == 1 ? " pod of shape " : " pods of shape ") + shape(pc.template)
                                     + " still to place need the rail set of the " + (pc.shapeCount - pc.count())
                                     + " bound members, " + best.getKey() + ", which fits " + best.getValue()
                                     + " of them"));
                 } else {
                     rs.add(new Reason(ReasonCode.NO_COMMON_RAIL_SET, "no common rail set",
-                            "with rail alignment the " + pc.count() + " pods of shape " + shape(pc.template)
+                            "with rail alignment the " + pc.count() + (pc.count() == 1 ? " pod of shape " : " pods of shape ") + shape(pc.template)
                                     + " need one rail set; the most available, " + best.getKey() + ", fits "
                                     + best.getValue() + " of them"));
                 }
@@ -625,8 +625,8 @@ public final class GangPlanner {
 
     private static Reason tooLarge(PodClass pc, long cap, RailVector v) {
         return new Reason(ReasonCode.GANG_TOO_LARGE, "not enough room for the gang",
-                pc.count() + " pods of shape " + shape(pc.template) + " needed, the usable nodes hold " + cap
-                        + (v == null ? "" : " with rail set " + v));
+                pc.count() + (pc.count() == 1 ? " pod of shape " : " pods of shape ") + shape(pc.template)
+                        + " needed, the usable nodes hold " + cap + (v == null ? "" : " with rail set " + v));
     }
 
     /** Every rail vector some node can offer, with the pods the whole cluster can host with it. */
