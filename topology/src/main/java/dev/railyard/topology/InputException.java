@@ -198,7 +198,12 @@ public class InputException extends RuntimeException {
         return "a mapping";
     }
 
-    private static String keyPath(JsonMappingException e) {
+    /**
+     * @param e a Jackson mapping error
+     * @return where in the document it happened, as a key path: {@code server.tls.certFile}, {@code gpus[0].port};
+     *         empty at the top level
+     */
+    public static String keyPath(JsonMappingException e) {
         StringBuilder sb = new StringBuilder();
         for (JsonMappingException.Reference r : e.getPath()) {
             if (r.getFieldName() != null) {

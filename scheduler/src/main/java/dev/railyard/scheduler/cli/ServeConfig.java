@@ -87,7 +87,7 @@ record ServeConfig(Server server, Placement placement, Volcano volcano, Logging 
             throw new InputException(file + ": no such config file");
         } catch (UnrecognizedPropertyException e) {
             // the parser's location is past the value by then, so name the key by its path instead
-            throw new InputException(file + ": unknown key \"" + keyPath(e) + "\""
+            throw new InputException(file + ": unknown key \"" + InputException.keyPath(e) + "\""
                     + (e.getKnownPropertyIds() == null ? "" : " (known here: " + known(e) + ")"));
         } catch (JsonMappingException e) {
             if (notUtf8(e)) {
@@ -98,7 +98,8 @@ record ServeConfig(Server server, Placement placement, Volcano volcano, Logging 
                     // `dev.railyard...ServeConfig$Server` from Array value"
                     ? InputException.reason(m).replaceFirst("^\"[^\"]*\": ", "")
                     : firstSentence(e.getOriginalMessage());
-            throw new InputException(file + where(e) + ": bad value for \"" + keyPath(e) + "\": " + detail, e);
+            throw new InputException(file + where(e) + ": bad value for \"" + InputException.keyPath(e) + "\": "
+                    + detail, e);
         } catch (JsonProcessingException e) {
             throw new InputException(file + (notUtf8(e) ? "" : where(e)) + ": " + (notUtf8(e)
                     ? InputException.reason(e) : e.getOriginalMessage().replaceAll("\\s+", " ")), e);
@@ -115,18 +116,6 @@ record ServeConfig(Server server, Placement placement, Volcano volcano, Logging 
     private static String where(JsonProcessingException e) {
         return e.getLocation() == null ? ""
                 : ":" + e.getLocation().getLineNr() + ":" + e.getLocation().getColumnNr();
-    }
-
-    private static String keyPath(JsonMappingException e) {
-        StringBuilder sb = new StringBuilder();
-        for (JsonMappingException.Reference r : e.getPath()) {
-            if (r.getFieldName() != null) {
-                sb.append(sb.isEmpty() ? "" : ".").append(r.getFieldName());
-            } else if (r.getIndex() >= 0) {
-                sb.append('[').append(r.getIndex()).append(']');
-            }
-        }
-        return sb.toString();
     }
 
     private static String firstSentence(String message) {

@@ -304,7 +304,8 @@ public final class GangPlanner {
         }
         if (states > settings.maxStates()) {
             Reason r = new Reason(ReasonCode.GANG_TOO_LARGE, "too many pod shapes",
-                    classes.size() + (classes.size() == 1 ? " pod shape needs " : " pod shapes need ") + states + " planning states, more than the limit "
+                    classes.size() + (classes.size() == 1 ? " pod shape needs " : " pod shapes need ")
+                            + states + " planning states, more than the limit "
                             + settings.maxStates());
             return unschedulable(gang, List.of(r), List.of(), null, notices);
         }

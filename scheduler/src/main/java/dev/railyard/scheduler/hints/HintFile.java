@@ -6,7 +6,6 @@ import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.topology.InputException;
 
-import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
 import java.io.IOException;
@@ -176,14 +175,7 @@ public sealed interface HintFile {
     private static String schemaProblem(Exception e) {
         if (e instanceof MismatchedInputException m && m.getOriginalMessage() != null
                 && m.getOriginalMessage().startsWith("Cannot map `null` into type")) {
-            StringBuilder path = new StringBuilder();
-            for (JsonMappingException.Reference r : m.getPath()) {
-                if (r.getFieldName() != null) {
-                    path.append(path.isEmpty() ? "" : ".").append(r.getFieldName());
-                } else if (r.getIndex() >= 0) {
-                    path.append('[').append(r.getIndex()).append(']');
-                }
-            }
+            String path = InputException.keyPath(m);
             return "\"" + path + "\" is missing or null (expected a whole number)";
         }
         return InputException.reason(e);

@@ -98,24 +98,22 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
      * The plan entry each pod was last steered by (pod key → entry), so that hints written after the bind (backfill)
      * use the GPUs and rail set the gang plan gave it, not a fresh one-pod pairing that may break rail alignment.
      */
-    private final com.github.benmanes.caffeine.cache.Cache<String, Steered> steered =
-            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(100_000).build();
+    private final com.github.benmanes.caffeine.cache.Cache<String, Steered> steered = forThirtyMinutes(100_000);
 
     /** The plan each gang was first given (gang key → plan), kept while it still names the pod asked about. */
-    private final com.github.benmanes.caffeine.cache.Cache<String, PlanOutcome> gangPlans =
-            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
+    private final com.github.benmanes.caffeine.cache.Cache<String, PlanOutcome> gangPlans = forThirtyMinutes(10_000);
 
     /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
-    private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted =
-            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
+    private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted = forThirtyMinutes(10_000);
 
     /** Gangs already logged as named by their pods but without a PodGroup (gang key), so the log says it once. */
-    private final com.github.benmanes.caffeine.cache.Cache<String, Boolean> announcedNoGroup =
-            com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                    .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(10_000).build();
+    private final com.github.benmanes.caffeine.cache.Cache<String, Boolean> announcedNoGroup = forThirtyMinutes(10_000);
+
+    /** A Caffeine cache whose entries expire 30 min after they are written, holding at most {@code maximumSize}. */
+    private static <K, V> com.github.benmanes.caffeine.cache.Cache<K, V> forThirtyMinutes(long maximumSize) {
+        return com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(maximumSize).build();
+    }
 
     private record Steered(ClusterSnapshot snapshot, dev.railyard.scheduler.engine.GangPlan plan, PlannedPod pod,
                            PodRequest request) {

@@ -155,6 +155,8 @@ class ClusterCacheTest {
         } finally {
             release.countDown();
             api.stop(0);
+        }
+    }
 
     @Test
     void theCoschedulingPodGroupIsAnOptionalKindThatComesOnWhenItsCrdAppears() {

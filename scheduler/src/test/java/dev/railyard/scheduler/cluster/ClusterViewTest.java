@@ -314,6 +314,7 @@ class ClusterViewTest {
         PodGroup pg = view.podGroup("prod/" + group);
         return new GangRequest("prod", group, List.of(pending), PlacementPolicy.defaults(),
                 view.boundMembers("prod/" + group, view.members(pg), null));
+    }
 
     @Test
     void coschedulingPodGroupsAreGangsOfTheirLabelledPodsAndVolcanosAnnotationWins() {

@@ -140,13 +140,19 @@ class ExtenderServerTest {
             byte[] predicate = WireResources.load("volcano/predicate-v1.15.json");
             TestServers.exchange(s, "POST", "/volcano/predicate", predicate, predicate.length);
             TestServers.exchange(s, "POST", "/volcano/predicate", new byte[0], 0);
-            var metrics = TestServers.exchange(s, "GET", "/metrics", null, -1);
-            assertThat(metrics.status()).isEqualTo(200);
-            assertThat(metrics.body())
-                    .contains("railyard_extender_request_seconds_bucket{protocol=\"volcano\",status=\"200\",verb=\"predicate\",le=\"0.001\"}")
-                    .contains("railyard_extender_request_seconds_count{protocol=\"volcano\",status=\"200\",verb=\"predicate\"} 1")
-                    .contains("railyard_decisions_total{outcome=\"neutral\",protocol=\"volcano\",verb=\"predicate\"} 1.0")
-                    .contains("railyard_extender_errors_total{kind=\"empty_body\",protocol=\"volcano\",verb=\"predicate\"} 1.0");
+            // The latency timer stops once the reply is written, which can be just after the client has read it:
+            // poll /metrics until both calls are recorded instead of reading it once.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .pollInterval(java.time.Duration.ofMillis(20)).untilAsserted(() -> {
+                        var metrics = TestServers.exchange(s, "GET", "/metrics", null, -1);
+                        assertThat(metrics.status()).isEqualTo(200);
+                        assertThat(metrics.body())
+                                .contains("railyard_extender_request_seconds_bucket{protocol=\"volcano\",status=\"200\",verb=\"predicate\",le=\"0.001\"}")
+                                .contains("railyard_extender_request_seconds_count{protocol=\"volcano\",status=\"200\",verb=\"predicate\"} 1")
+                                .contains("railyard_extender_request_seconds_count{protocol=\"volcano\",status=\"400\",verb=\"predicate\"} 1")
+                                .contains("railyard_decisions_total{outcome=\"neutral\",protocol=\"volcano\",verb=\"predicate\"} 1.0")
+                                .contains("railyard_extender_errors_total{kind=\"empty_body\",protocol=\"volcano\",verb=\"predicate\"} 1.0");
+                    });
         }
     }
 
