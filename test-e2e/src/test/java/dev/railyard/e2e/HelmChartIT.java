@@ -280,9 +280,9 @@ class HelmChartIT {
         assertThat(hook.getRules().getFirst().getResources()).containsExactly("pods/binding");
         assertThat(hook.getMatchConditions()).extracting(c -> c.getName()).containsExactly("volcano-gang-pod");
 
-        // RBAC: the rules the chart README lists (extender 11 cluster-wide in self-signed mode, 3 namespaced; agent 2).
+        // RBAC: the rules the chart README lists (extender 12 cluster-wide in self-signed mode, 3 namespaced; agent 2).
         ClusterRole extenderRole = client.rbac().clusterRoles().withName("railyard-extender").get();
-        assertThat(extenderRole.getRules()).hasSize(11);
+        assertThat(extenderRole.getRules()).hasSize(12);
         Role extenderNsRole = client.rbac().roles().inNamespace(NS).withName("railyard-extender").get();
         assertThat(extenderNsRole.getRules()).hasSize(3);
         assertThat(client.rbac().clusterRoles().withName("railyard-agent").get().getRules()).hasSize(2);
