@@ -666,7 +666,9 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     private static boolean established(CustomResourceDefinition crd) {
-        return crd != null && crd.getStatus() != null && crd.getStatus().getConditions().stream()
+        // the apiextensions controller fills status.conditions a moment after a create: none yet = not established
+        return crd != null && crd.getStatus() != null && crd.getStatus().getConditions() != null
+                && crd.getStatus().getConditions().stream()
                 .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
