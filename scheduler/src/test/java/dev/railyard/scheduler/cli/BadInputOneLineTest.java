@@ -27,17 +27,8 @@ class BadInputOneLineTest {
     @TempDir
     Path tmp;
 
-    record Run(int rc, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = RailyardCommand.commandLine();
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        int rc = cmd.execute(args);
-        return new Run(rc, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private static Path resource(String name) {
@@ -55,7 +46,7 @@ class BadInputOneLineTest {
         return f;
     }
 
-    private static void assertOneLine(Run run, String line) {
+    private static void assertOneLine(CliRun run, String line) {
         assertThat(run.rc()).isEqualTo(2);
         assertThat(run.err()).endsWith(line + System.lineSeparator());
         assertThat(run.err().lines().filter(l -> l.startsWith("railyard: ")).count()).isEqualTo(1);
@@ -117,7 +108,7 @@ class BadInputOneLineTest {
     @Test
     void explainSaysOneSwitchHopInTheSingular() {
         Path snap = resource("/snapshots/demo");
-        Run run = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString());
+        CliRun run = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString());
         // demo job 3 (prod/finetune, rail alignment required) lands on gpu-a2 and gpu-a4 under leaves
         // su1-leaf-r2/r3: the two nodes are one switch apart (railyard demo prints "cost: 1 switch hop between
         // pods"); was "1 switch hops"
@@ -128,7 +119,7 @@ class BadInputOneLineTest {
     @Test
     void topologyPairSaysOneGpuInTheSingular() {
         Path case12 = resource("/fixtures/case-12-a100-1gpu-4nic-no-pix-gdr-level.txt");
-        Run run = run("topology", "pair", case12.toString());
+        CliRun run = run("topology", "pair", case12.toString());
         assertThat(run.rc()).isZero();
         // case-12: one A100 (GPU0) and four NICs; was "1 GPUs, 4 HCAs"
         assertThat(run.out()).startsWith(case12 + ": nvidia-smi, 1 GPU, 4 HCAs, complete\n");
@@ -240,7 +231,7 @@ class BadInputOneLineTest {
         // was: "deep.yaml (document 1): Document nesting depth (1001) exceeds the maximum allowed (1000, from
         // `StreamReadConstraints.getMaxNestingDepth()`)"
         Files.writeString(snap.resolve("deep.yaml"), "a: " + "[".repeat(1500) + "]".repeat(1500) + "\n");
-        Run deep = run("pools", "--snapshot", snap.toString());
+        CliRun deep = run("pools", "--snapshot", snap.toString());
         assertThat(deep.err()).startsWith("railyard: snapshot " + snap + ": deep.yaml ")
                 .contains("(document 1): nested more than 1000 levels deep; ").doesNotContain("StreamReadConstraints");
         assertOneLine(deep, deep.err().strip());

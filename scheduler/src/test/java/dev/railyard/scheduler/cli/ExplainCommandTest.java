@@ -5,11 +5,8 @@ import dev.railyard.scheduler.explain.ExplanationJson;
 import dev.railyard.scheduler.explain.ExplanationTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,17 +33,8 @@ class ExplainCommandTest {
     @TempDir
     Path tmp;
 
-    record Run(int rc, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = RailyardCommand.commandLine();
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        int rc = cmd.execute(args);
-        return new Run(rc, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     static Path demoSnapshot() {
@@ -70,7 +58,7 @@ class ExplainCommandTest {
 
     @Test
     void explainOnTheExportedDemoSnapshotGivesTheDemosPlacements() {
-        Run demo = run("demo", "--svg", tmp.resolve("demo.svg").toString());
+        CliRun demo = run("demo", "--svg", tmp.resolve("demo.svg").toString());
         assertThat(demo.rc()).isZero();
         Map<String, String> expected = new TreeMap<>();
         for (String line : demo.out().lines().toList()) {
@@ -84,7 +72,7 @@ class ExplainCommandTest {
         assertThat(demo.out()).contains("unschedulable: pool 192.168.16.0-22 exhausted");
 
         Path snap = demoSnapshot();
-        Run explain = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString(),
+        CliRun explain = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString(),
                 "--output", "json");
 
         assertThat(explain.err()).isEmpty();
@@ -121,7 +109,7 @@ class ExplainCommandTest {
 
     @Test
     void theCommittedSnapshotIsWhatDemoExportWrites() throws IOException {
-        Run export = run("demo", "--export-snapshot", tmp.toString());
+        CliRun export = run("demo", "--export-snapshot", tmp.toString());
         assertThat(export.rc()).isZero();
         Path committed = demoSnapshot();
         TreeSet<String> written = new TreeSet<>();
@@ -157,7 +145,7 @@ class ExplainCommandTest {
         Files.writeString(snap.resolve("nodes.yaml"), nodes.substring(0, last) + "  - apiVersion: v1\n    kind: Node\n"
                 + "kind: List\n");
 
-        Run r = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString(), "-o",
+        CliRun r = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString(), "-o",
                 "json");
 
         assertThat(r.rc()).isEqualTo(1);
@@ -171,7 +159,7 @@ class ExplainCommandTest {
                 .doesNotContain("gpu-c4");
 
         // the table names them too
-        Run table = run("pools", "--snapshot", snap.toString());
+        CliRun table = run("pools", "--snapshot", snap.toString());
         assertThat(table.rc()).isZero();
         assertThat(table.out()).contains("warnings:\n  ").contains("nodes.yaml document 1 items[15]");
     }
@@ -191,7 +179,7 @@ class ExplainCommandTest {
         Files.writeString(snap.resolve("pods.yaml"), pods.substring(0, cut));
 
         // was: every pod dropped with a warning at the end, all GPUs free, "would be placed", exit 0
-        Run r = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString());
+        CliRun r = run("explain", "job", snap.resolve("jobs.yaml").toString(), "--snapshot", snap.toString());
         assertThat(r.rc()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
         // the reader's place: the end of the line before the cut ("      name: batch-lan5-49", 25 characters), where
@@ -220,7 +208,7 @@ class ExplainCommandTest {
                           containers: [{name: main, resources: {limits: {nvidia.com/gpu: 4}}}]
                 """);
         // was: "railyard: annotation railyard.dev/fabric-scope: 'rack-ish' is not node, ..." (no file, job or task)
-        Run r = run("explain", "job", job.toString(), "--snapshot", demoSnapshot().toString());
+        CliRun r = run("explain", "job", job.toString(), "--snapshot", demoSnapshot().toString());
         assertThat(r.rc()).isEqualTo(2);
         assertThat(r.err()).isEqualTo("railyard: " + job + " document 1 (Job prod/ring): spec.tasks[0] (task worker)"
                 + ".template.metadata.annotations: annotation railyard.dev/fabric-scope: 'rack-ish' is not node, "
@@ -237,29 +225,29 @@ class ExplainCommandTest {
     @Test
     void exitCodesAndOneLineErrors() {
         Path snap = demoSnapshot();
-        Run missing = run("pools", "--snapshot", tmp.resolve("nope").toString());
+        CliRun missing = run("pools", "--snapshot", tmp.resolve("nope").toString());
         assertThat(missing.rc()).isEqualTo(2);
         assertThat(missing.err()).isEqualTo("railyard: snapshot " + tmp.resolve("nope") + ": not a directory\n");
 
-        Run badOutput = run("pools", "--snapshot", snap.toString(), "-o", "yaml");
+        CliRun badOutput = run("pools", "--snapshot", snap.toString(), "-o", "yaml");
         assertThat(badOutput.rc()).isEqualTo(2);
         assertThat(badOutput.err()).isEqualTo("railyard: --output yaml: use table or json\n");
 
-        Run badName = run("explain", "job", "a/b/c", "--snapshot", snap.toString());
+        CliRun badName = run("explain", "job", "a/b/c", "--snapshot", snap.toString());
         assertThat(badName.rc()).isEqualTo(2);
         assertThat(badName.err()).isEqualTo("railyard: 'a/b/c': expected NAMESPACE/NAME\n");
 
-        Run unknown = run("explain", "pod", "prod/nope", "--snapshot", snap.toString());
+        CliRun unknown = run("explain", "pod", "prod/nope", "--snapshot", snap.toString());
         assertThat(unknown.rc()).isEqualTo(2);
         assertThat(unknown.err()).isEqualTo("railyard: no pod prod/nope in the cluster objects\n");
 
         // a job named NS/NAME that is only a Volcano Job in the snapshot: placed on the fresh cluster
-        Run job = run("explain", "job", "prod/rdma-test", "--snapshot", snap.toString());
+        CliRun job = run("explain", "job", "prod/rdma-test", "--snapshot", snap.toString());
         assertThat(job.rc()).isZero();
         assertThat(job.out()).contains("== Volcano Job prod/rdma-test (PodGroup prod/rdma-test, minMember 1): "
                 + "would be placed").contains("rdma-test-master-0  gpu-a1");
 
-        Run pools = run("pools", "--snapshot", snap.toString());
+        CliRun pools = run("pools", "--snapshot", snap.toString());
         assertThat(pools.rc()).isZero();
         assertThat(pools.out()).contains("prod/rdma-net-ipam-lan5  lan5    192.168.16.0-22  kube-system  1022    "
                 + "1015       0         0          3      7     ok")

@@ -157,4 +157,19 @@ public final class ClusterFixtures {
         }
         return new ClusterObjects(Instant.parse("2026-09-01T00:00:00Z"), 1, byKind, Set.of(), true);
     }
+
+    /**
+     * A {@code railyard.dev/placement} hint in the seed shape (GPU g on mlx5_(g/2) port 1, rail g/2, PIX) for
+     * {@code gpus} on {@code node}, naming {@code gang} (namespace/name) with its size and this pod's rank.
+     */
+    static String seedHint(String gang, String node, int gangSize, int rank, int... gpus) {
+        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node + "\",\"gang\":\"" + gang
+                + "\",\"gangSize\":" + gangSize + ",\"rank\":" + rank + ",\"gpus\":[");
+        for (int i = 0; i < gpus.length; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
+                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
+                    .append(",\"distance\":\"PIX\"}");
+        }
+        return b.append("]}").toString();
+    }
 }

@@ -187,14 +187,7 @@ class ClusterViewTest {
 
     /** A seed-shape hint (GPU g on mlx5_(g/2), rail g/2) for {@code gpus} on {@code node}, naming {@code gang}. */
     private static String hint(String gang, String node, int rank, int... gpus) {
-        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node + "\",\"gang\":\"" + gang
-                + "\",\"gangSize\":4,\"rank\":" + rank + ",\"gpus\":[");
-        for (int i = 0; i < gpus.length; i++) {
-            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
-                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
-                    .append(",\"distance\":\"PIX\"}");
-        }
-        return b.append("]}").toString();
+        return ClusterFixtures.seedHint(gang, node, 4, rank, gpus);
     }
 
     @Test

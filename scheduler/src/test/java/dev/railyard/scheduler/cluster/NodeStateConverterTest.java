@@ -84,14 +84,7 @@ class NodeStateConverterTest {
     }
 
     private static String hint(String node, int... gpus) {
-        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node
-                + "\",\"gang\":\"prod/j\",\"gangSize\":1,\"rank\":0,\"gpus\":[");
-        for (int i = 0; i < gpus.length; i++) {
-            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
-                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
-                    .append(",\"distance\":\"PIX\"}");
-        }
-        return b.append("]}").toString();
+        return ClusterFixtures.seedHint("prod/j", node, 1, 0, gpus);
     }
 
     @Test
