@@ -134,7 +134,7 @@ public final class SeedCluster {
      * {@code networkNamespace}; config = macvlan plugin with master, mode, mtu and the IPAM JSON;
      * data-formats.md §3).
      */
-    static GenericKubernetesResource networkAttachmentDefinition(GenericKubernetesResource macvlan) {
+    public static GenericKubernetesResource networkAttachmentDefinition(GenericKubernetesResource macvlan) {
         String name = macvlan.getMetadata().getName();
         ObjectNode config = JSON.createObjectNode();
         config.put("cniVersion", "0.3.1");
