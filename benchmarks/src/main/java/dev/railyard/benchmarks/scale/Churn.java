@@ -31,7 +31,7 @@ final class Churn implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final ExecutorService writers = Executors.newFixedThreadPool(4, r -> {
+    private final ExecutorService writers = Executors.newFixedThreadPool(8, r -> {
         Thread t = new Thread(r, "churn-writer");
         t.setDaemon(true);
         return t;
@@ -88,7 +88,7 @@ final class Churn implements AutoCloseable {
     }
 
     private void tick() {
-        if (inFlight.get() >= 4) {
+        if (inFlight.get() >= 8) {
             skipped.incrementAndGet();
             return;
         }

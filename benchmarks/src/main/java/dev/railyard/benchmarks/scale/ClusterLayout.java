@@ -16,9 +16,11 @@ import java.util.Set;
  * <ul>
  *   <li><b>Nodes</b> {@code gpu-00000..}: scalable unit {@code su-NNNN} = index / 32 (the tier-1 label), eight units
  *       per spine ({@code spine-NNN}), one core. Machines by unit, as the demo's three machine types from real
- *       {@code nvidia-smi topo -m} dumps: units 0 and 1 of every 4 are DGX H100 (case-01, GPU i PIX to mlx5_i), unit 2
- *       PCIe 8 GPU (case-06, two GPUs per HCA under one switch), unit 3 HGX with 4 GPU NICs (case-05, odd GPUs SYS to
- *       every NIC).</li>
+ *       {@code nvidia-smi topo -m} dumps: units 0 and 1 of every 4 are PCIe 8 GPU (case-06, two GPUs per HCA under
+ *       one switch, all PIX), unit 2 DGX H100 (case-01, GPU i PIX to mlx5_i, so GPUs 4-7 pair with mlx5_4..7, which
+ *       the seed's pods do not request), unit 3 HGX with 4 GPU NICs (case-05, odd GPUs SYS to every NIC). So an
+ *       8-GPU pod of the seed's shape (mlx5_0..3, GPU–HCA distance at most PXB) fits only the PCIe machines: Railyard
+ *       refuses the other two with their reasons, as it would in such a cluster.</li>
  *   <li><b>Occupancy</b> (seeded random per node): 40 % full (one 8-GPU worker of a bound gang of up to 8 pods on
  *       consecutive full nodes), 15 % two 4-GPU pods, 15 % one 4-GPU pod, 30 % free. Every bound GPU pod attaches to
  *       the seed's four RDMA networks and holds one address in each pool.</li>
@@ -122,8 +124,8 @@ public record ClusterLayout(int nodes, int podsPerNode, int gangSize, long seed)
     /** The machine of node {@code i} (by scalable unit). */
     public static FixtureMachines.Machine machine(int i) {
         return switch ((i / SU_SIZE) % 4) {
-            case 0, 1 -> DGX;
-            case 2 -> FixtureMachines.PCIE_8GPU;
+            case 0, 1 -> FixtureMachines.PCIE_8GPU;
+            case 2 -> DGX;
             default -> FixtureMachines.HGX_4NIC;
         };
     }

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * needs: every node's Volcano NodeInfo body and the pending gang's TaskInfo bodies built from the objects exactly as
  * the API server returned them, the kube pod's JSON, and the names of the bound pods the churn updates.
  *
- * <p>Order: namespaces, the four networks, Nodes (create, then status), NodeTopologies (create, then status),
+ * <p>Order: namespaces, the four networks, Nodes (created with their status, as kubelet registers them),
+ * NodeTopologies (create, then status),
  * PodGroups, pods node by node (create, then a Running status as kubelet writes it), IPPools, the pending gang
  * and kube pod. Transient API errors (no answer, 429, 5xx) are retried up to 6 times with backoff; a create that
  * meets 409 after a retry reads the object back.
@@ -83,9 +84,13 @@ final class ClusterPopulator {
         Node[] nodes = new Node[n];
         parallel("nodes", n, i -> {
             Node created = create(objects.node(i));
-            Node withStatus = objects.node(i);
-            withStatus.setMetadata(created.getMetadata());
-            Node stored = retry(() -> client.nodes().resource(withStatus).updateStatus());
+            Node stored = created;
+            if (created.getStatus() == null || created.getStatus().getAllocatable() == null) {
+                // status dropped at create (older API servers): write it through the status subresource
+                Node withStatus = objects.node(i);
+                withStatus.setMetadata(created.getMetadata());
+                stored = retry(() -> client.nodes().resource(withStatus).updateStatus());
+            }
             nodes[i] = stored;
             nodeJson[i] = ser.asJson(stored);
         });

@@ -36,7 +36,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   --predicate-workers 16 --prioritize-workers 1 --filter-workers 1 --prioritize-nodes 100
  *   --storm-tasks 64 --storm-workers 16 --storm-max-seconds 600
  *   --first-call-samples 20      status updates probed for the first call after a change
- *   --threads 32                 API requests in flight while populating
+ *   --threads 64                 API requests in flight while populating
  *   --out benchmarks/target/cluster-scale   --repo .   --seed 1   --gang-size 64
  * </pre>
  * Run from the repository root after {@code bash test-e2e/tools/build-binaries.sh etcd k8s} and a package build.
@@ -83,7 +83,7 @@ public final class ClusterScaleBenchmark {
                     (int) dbl(m, "filter-workers", 1), (int) dbl(m, "prioritize-nodes", 100),
                     (int) dbl(m, "storm-tasks", 64), (int) dbl(m, "storm-workers", 16),
                     dbl(m, "storm-max-seconds", 600), (int) dbl(m, "first-call-samples", 20),
-                    (int) dbl(m, "threads", 32), Path.of(str(m, "out", "benchmarks/target/cluster-scale")),
+                    (int) dbl(m, "threads", 64), Path.of(str(m, "out", "benchmarks/target/cluster-scale")),
                     Path.of(str(m, "repo", ".")), (long) dbl(m, "seed", 1), (int) dbl(m, "gang-size", 64));
             if (!m.isEmpty()) {
                 throw new IllegalArgumentException("unknown option(s) " + m.keySet());
@@ -158,8 +158,8 @@ public final class ClusterScaleBenchmark {
             run.podsPerNode = podsPerNode;
             run.objects = cluster.objects();
             run.populateSeconds = cluster.steps();
-            run.predicateBodyBytes = new DecisionLoad(java.net.URI.create("http://127.0.0.1:1"), cluster, new byte[0])
-                    .predicate(0, 0).length;
+            run.predicateBodyBytes = Arrays.stream(new DecisionLoad(java.net.URI.create("http://127.0.0.1:1"), cluster,
+                    new byte[0]).predicate(0, 0)).mapToLong(b -> b.length).sum();
             run.runDir = runDir.toString();
             report.clusters.add(run);
             byte[] kubeFilter = VolcanoWire.kubeFilter(cluster.kubePodJson(), cluster.nodeNames());
@@ -202,6 +202,8 @@ public final class ClusterScaleBenchmark {
             load.predicates(o.predicateWorkers(), o.warmup());
             load.prioritizes(1, o.warmup(), o.prioritizeNodes());
             load.kubeFilters(1, o.warmup());
+            row.sampleAnswers = load.sampleAnswers();
+            row.sampleAnswers.forEach((k, v) -> System.out.printf("[scale]   sample %s: %s%n", k, v));
             String before = serve.scrape();
             row.predicate = report("with churn", load.predicates(o.predicateWorkers(), o.seconds()));
             row.prioritize = report("with churn", load.prioritizes(o.prioritizeWorkers(), o.seconds(), o.prioritizeNodes()));

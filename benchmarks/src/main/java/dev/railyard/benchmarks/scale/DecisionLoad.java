@@ -9,7 +9,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -192,6 +194,48 @@ final class DecisionLoad {
         }
         return new Storm(tasks, nodes, workers, calls.get(), planned, errors.get(), (System.nanoTime() - start) / 1e9,
                 capped);
+    }
+
+    /**
+     * One reply of each verb, shortened to 400 characters: predicate of gang task 0 on the first free node and on
+     * node 0, prioritize over 5 free nodes, kube filter over every node (its lists only counted).
+     */
+    Map<String, String> sampleAnswers() throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        int free = cluster.freeNodes().isEmpty() ? 0 : cluster.freeNodes().getFirst();
+        try (GoStyleTransport t = transport()) {
+            out.put("predicate " + cluster.nodeNames().get(free) + " (free)",
+                    shorten(t.post("/volcano/predicate", predicate(0, free))));
+            out.put("predicate " + cluster.nodeNames().getFirst(),
+                    shorten(t.post("/volcano/predicate", predicate(0, 0))));
+            out.put("prioritize 5 free nodes", shorten(t.post("/volcano/prioritize",
+                    prioritize(0, new SplittableRandom(5), 5))));
+            GoStyleTransport.Response filter = t.post("/kube/filter", kubeFilter);
+            String body = new String(filter.body(), StandardCharsets.UTF_8);
+            out.put("kube filter", filter.status() + " " + body.length() + " chars, NodeNames "
+                    + count(body, "NodeNames") + " passing; " + shortenText(body.substring(
+                    Math.max(0, body.indexOf("\"FailedNodes\""))), 300));
+        }
+        return out;
+    }
+
+    /** How many names the JSON array after {@code "key":} holds (0 for null or absent). */
+    private static int count(String json, String key) {
+        int at = json.indexOf("\"" + key + "\":[");
+        if (at < 0) {
+            return 0;
+        }
+        int end = json.indexOf(']', at);
+        String inner = json.substring(json.indexOf('[', at) + 1, end).trim();
+        return inner.isEmpty() ? 0 : inner.split(",").length;
+    }
+
+    private static String shorten(GoStyleTransport.Response r) {
+        return r.status() + " " + shortenText(new String(r.body(), StandardCharsets.UTF_8), 400);
+    }
+
+    private static String shortenText(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max) + "…";
     }
 
     /** A connection pool for {@link #onePredicate}: one kept-alive connection, as between two of Volcano's calls. */

@@ -34,7 +34,10 @@ import java.util.stream.Stream;
  * <p>Flags as in test-e2e's {@code ControlPlane} (RBAC, no ServiceAccount or TaintNodesByCondition admission, no
  * priority and fairness) plus what size needs: etcd's backend quota raised from 2 GiB to 8 GiB and its request limit
  * from 1.5 MiB to 8 MiB (one whereabouts IPPool holds every address of its range in one object), and the API
- * server's in-flight limits raised so the population runs 32 requests wide. Logs and PID files stay in
+ * server's in-flight limits raised so the population runs many requests wide. {@code GOMAXPROCS} is 8 for
+ * kube-apiserver and 4 for etcd: on a 2-core machine shared with other work, Go's default of 2 running threads gets
+ * the API server only a small share of the cores (Linux shares CPU time per thread), and populating tens of
+ * thousands of objects would take hours. Logs and PID files stay in
  * {@link #runDir()}; {@link #close()} stops both by PID (SIGTERM, SIGKILL after 10 s) and deletes etcd's data.
  */
 public final class ScaleControlPlane implements AutoCloseable {
@@ -84,7 +87,7 @@ public final class ScaleControlPlane implements AutoCloseable {
                 "--listen-client-urls=" + etcdUrl, "--advertise-client-urls=" + etcdUrl,
                 "--listen-peer-urls=" + peerUrl, "--initial-advertise-peer-urls=" + peerUrl,
                 "--initial-cluster=default=" + peerUrl, "--unsafe-no-fsync=true", "--log-level=warn",
-                "--quota-backend-bytes=" + (8L << 30), "--max-request-bytes=" + (8 << 20)));
+                "--quota-backend-bytes=" + (8L << 30), "--max-request-bytes=" + (8 << 20)), Map.of("GOMAXPROCS", "4"));
         String apiServer = "https://127.0.0.1:" + ports[2];
         ComponentProcess apiserver = launch("kube-apiserver", List.of(bin.path(E2eBinaries.KUBE_APISERVER).toString(),
                 "--etcd-servers=" + etcdUrl,
@@ -97,7 +100,7 @@ public final class ScaleControlPlane implements AutoCloseable {
                 "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 "--enable-priority-and-fairness=false", "--profiling=false",
                 "--max-requests-inflight=800", "--max-mutating-requests-inflight=400",
-                "--cert-dir=" + runDir.resolve("pki/apiserver")));
+                "--cert-dir=" + runDir.resolve("pki/apiserver")), Map.of("GOMAXPROCS", "8"));
         kubeconfig = runDir.resolve("admin.kubeconfig");
         Files.writeString(kubeconfig, """
                 apiVersion: v1
@@ -117,6 +120,8 @@ public final class ScaleControlPlane implements AutoCloseable {
         config.setRequestTimeout(120_000);
         config.setMaxConcurrentRequests(256);
         config.setMaxConcurrentRequestsPerHost(256);
+        // HTTP/1.1 over a pool of connections: one HTTP/2 connection carried only a dozen requests at a time here
+        config.setHttp2Disable(true);
         client = new KubernetesClientBuilder().withConfig(config).build();
         awaitReady(etcd, apiserver);
         List<Path> crdFiles = new ArrayList<>(VolcanoModule.locate().crdFiles());
@@ -181,8 +186,8 @@ public final class ScaleControlPlane implements AutoCloseable {
         }
     }
 
-    private ComponentProcess launch(String name, List<String> command) throws IOException {
-        ComponentProcess p = ComponentProcess.start(name, command, Map.of(), runDir, GRACE);
+    private ComponentProcess launch(String name, List<String> command, Map<String, String> env) throws IOException {
+        ComponentProcess p = ComponentProcess.start(name, command, env, runDir, GRACE);
         processes.add(p);
         return p;
     }

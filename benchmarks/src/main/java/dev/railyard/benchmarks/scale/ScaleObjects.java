@@ -23,10 +23,10 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The Kubernetes objects of a {@link ClusterLayout}: Nodes as a kubelet registers them, NodeTopologies as the node
@@ -44,8 +44,8 @@ final class ScaleObjects {
 
     private final KubernetesSerialization serialization;
     /** Per machine: its NodeTopology as a map (spec and a status without allocations), computed once. */
-    private final Map<FixtureMachines.Machine, Map<String, Object>> topologies = new HashMap<>();
-    private final Map<FixtureMachines.Machine, NodeTopologySpec> specs = new HashMap<>();
+    private final Map<FixtureMachines.Machine, Map<String, Object>> topologies = new ConcurrentHashMap<>();
+    private final Map<FixtureMachines.Machine, NodeTopologySpec> specs = new ConcurrentHashMap<>();
     private final ScaleNetworks networks;
 
     ScaleObjects(KubernetesSerialization serialization, ScaleNetworks networks) {
@@ -172,7 +172,7 @@ final class ScaleObjects {
                         .addNewNodeSelectorTerm().addNewMatchField().withKey("metadata.name").withOperator("In")
                         .withValues(node).endMatchField().endNodeSelectorTerm()
                         .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity()
-                    .addNewContainer().withName(ds).withImage("registry.example.com/" + ds + ":v1.4.2")
+                    .addNewContainer().withName(ds.replace(".", "")).withImage("registry.example.com/" + ds + ":v1.4.2")
                         .withImagePullPolicy("IfNotPresent")
                         .addNewEnv().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("spec.nodeName")
                             .endFieldRef().endValueFrom().endEnv()
@@ -288,10 +288,15 @@ final class ScaleObjects {
         return p;
     }
 
-    /** Running status as the kubelet reports it for a pod on node {@code i} ({@code podIp} its cluster address). */
+    /**
+     * Running status as the kubelet reports it for a pod on node {@code i} ({@code podIp} its cluster address);
+     * {@code pod} as the API server stored it at create.
+     */
     static PodStatus running(Pod pod, int i, String podIp) {
         PodStatusBuilder s = new PodStatusBuilder().withPhase("Running").withHostIP(hostIp(i)).withPodIP(podIp)
-                .addNewPodIP(podIp).addNewHostIP(hostIp(i)).withStartTime(NOW).withQosClass("Burstable");
+                .addNewPodIP(podIp).addNewHostIP(hostIp(i)).withStartTime(NOW)
+                // the API server computed the QoS class at create and refuses any other value
+                .withQosClass(pod.getStatus() == null ? null : pod.getStatus().getQosClass());
         for (String type : new String[]{"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady",
                 "PodScheduled"}) {
             s.addNewCondition().withType(type).withStatus("True").withLastTransitionTime(NOW).endCondition();

@@ -47,6 +47,8 @@ final class ScaleReport {
         /** Decisions counted by serve during the measurements, by "protocol verb outcome". */
         Map<String, Double> decisions = new LinkedHashMap<>();
         double neutralAnswers;
+        /** One reply of each kind, shortened: what the decisions look like. */
+        Map<String, String> sampleAnswers = new LinkedHashMap<>();
         String loadBefore;
         String loadAfter;
         String error;

@@ -55,11 +55,12 @@ class ClusterLayoutTest {
 
     @Test
     void fabricAndMachinesFollowTheScalableUnit() {
-        // node 33 is the second node of scalable unit 1; unit 8 is the first of spine 1; units 2, 3 are PCIe, HGX
+        // node 33 is the second node of scalable unit 1; unit 8 is the first of spine 1; units 1, 2, 3 are PCIe,
+        // DGX, HGX
         assertThat(ClusterLayout.leaf(33)).isEqualTo("su-0001");
         assertThat(ClusterLayout.spine(8 * 32)).isEqualTo("spine-001");
-        assertThat(ClusterLayout.machine(33)).isEqualTo(ClusterLayout.DGX);
-        assertThat(ClusterLayout.machine(64)).isEqualTo(FixtureMachines.PCIE_8GPU);
+        assertThat(ClusterLayout.machine(33)).isEqualTo(FixtureMachines.PCIE_8GPU);
+        assertThat(ClusterLayout.machine(64)).isEqualTo(ClusterLayout.DGX);
         assertThat(ClusterLayout.machine(96)).isEqualTo(FixtureMachines.HGX_4NIC);
         assertThat(ClusterLayout.nodeName(7)).isEqualTo("gpu-00007");
     }
