@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class GoStyleTransport implements AutoCloseable {
     private final InetSocketAddress target;
     private final int maxIdle;
+    private final int readTimeoutMillis;
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
     final AtomicLong dials = new AtomicLong();
 
@@ -54,11 +55,20 @@ public final class GoStyleTransport implements AutoCloseable {
      * @throws IllegalArgumentException when the target is not a loopback address
      */
     public GoStyleTransport(InetSocketAddress target, int maxIdle) {
+        this(target, maxIdle, 30_000);
+    }
+
+    /**
+     * @param readTimeoutMillis longest wait for a reply (socket read timeout)
+     * @throws IllegalArgumentException when the target is not a loopback address
+     */
+    public GoStyleTransport(InetSocketAddress target, int maxIdle, int readTimeoutMillis) {
         if (!target.getAddress().isLoopbackAddress()) {
             throw new IllegalArgumentException("load generator targets loopback addresses only, not " + target);
         }
         this.target = target;
         this.maxIdle = maxIdle;
+        this.readTimeoutMillis = readTimeoutMillis;
     }
 
     Response post(String path, byte[] body) throws IOException {
@@ -83,7 +93,7 @@ public final class GoStyleTransport implements AutoCloseable {
             Socket s = new Socket();
             s.setTcpNoDelay(true);
             s.connect(target, 5000);
-            s.setSoTimeout(30_000);
+            s.setSoTimeout(readTimeoutMillis);
             c = new Conn(s);
             dials.incrementAndGet();
         }

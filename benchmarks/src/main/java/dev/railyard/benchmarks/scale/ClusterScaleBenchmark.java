@@ -165,6 +165,7 @@ public final class ClusterScaleBenchmark {
             byte[] kubeFilter = VolcanoWire.kubeFilter(cluster.kubePodJson(), cluster.nodeNames());
             try (Churn churn = open(new Churn(cp.client(), cluster.boundPods(), o.churn()))) {
                 DecisionLoad.Storm noCluster = null;
+                double noClusterCpuMs = Double.NaN;
                 for (var jar : o.jars().entrySet()) {
                     ScaleReport.Row row = new ScaleReport.Row();
                     row.nodes = n;
@@ -174,9 +175,12 @@ public final class ClusterScaleBenchmark {
                     try {
                         measure(o, cp, jar.getValue(), runDir, cluster, kubeFilter, churn, row);
                         if (noCluster == null) {
-                            noCluster = noClusterStorm(o, jar.getValue(), runDir, cluster, kubeFilter);
+                            double[] cpu = new double[1];
+                            noCluster = noClusterStorm(o, jar.getValue(), runDir, cluster, kubeFilter, cpu);
+                            noClusterCpuMs = cpu[0];
                         }
                         row.noClusterStorm = noCluster;
+                        row.serveCpuMsPerCall.put("storm --no-cluster", noClusterCpuMs);
                     } catch (IOException | RuntimeException e) {
                         row.error = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
                         System.out.println("[scale] " + jar.getKey() + " failed: " + e.getMessage());
@@ -205,20 +209,24 @@ public final class ClusterScaleBenchmark {
             row.sampleAnswers = load.sampleAnswers();
             row.sampleAnswers.forEach((k, v) -> System.out.printf("[scale]   sample %s: %s%n", k, v));
             String before = serve.scrape();
-            row.predicate = report("with churn", load.predicates(o.predicateWorkers(), o.seconds()));
-            row.prioritize = report("with churn", load.prioritizes(o.prioritizeWorkers(), o.seconds(), o.prioritizeNodes()));
-            row.filter = report("with churn", load.kubeFilters(o.filterWorkers(), o.seconds()));
+            row.predicate = phase(serve, row, "predicate", "with churn",
+                    () -> load.predicates(o.predicateWorkers(), o.seconds()));
+            row.prioritize = phase(serve, row, "prioritize", "with churn",
+                    () -> load.prioritizes(o.prioritizeWorkers(), o.seconds(), o.prioritizeNodes()));
+            row.filter = phase(serve, row, "kube filter", "with churn",
+                    () -> load.kubeFilters(o.filterWorkers(), o.seconds()));
             row.churnAchieved = churn.achievedRate();
             row.churnTarget = churn.rate();
             churn.pause();
-            row.quietPredicate = report("quiet", load.predicates(o.predicateWorkers(), o.quietSeconds()));
-            row.quietFilter = report("quiet", load.kubeFilters(o.filterWorkers(), o.quietSeconds()));
+            row.quietPredicate = phase(serve, row, "quiet predicate", "quiet",
+                    () -> load.predicates(o.predicateWorkers(), o.quietSeconds()));
+            row.quietFilter = phase(serve, row, "quiet kube filter", "quiet",
+                    () -> load.kubeFilters(o.filterWorkers(), o.quietSeconds()));
             firstCallAfterChange(o, load, churn, row);
+            row.quietStorm = storm(o, serve, load, row, "quiet storm");
             churn.start();
-            row.storm = load.storm(o.stormTasks(), o.stormWorkers(), o.stormMaxSeconds());
+            row.storm = storm(o, serve, load, row, "storm");
             churn.pause();
-            System.out.printf("[scale]   storm: %d of %d calls in %.1f s, %d errors%n", row.storm.calls(),
-                    row.storm.planned(), row.storm.seconds(), row.storm.errors());
             String after = serve.scrape();
             row.decisions = delta(before, after, "railyard_decisions_total");
             row.neutralAnswers = RailyardServe.sum(after, "railyard_neutral_answers_total")
@@ -234,6 +242,16 @@ public final class ClusterScaleBenchmark {
             churn.pause();
             row.loadAfter = ScaleReport.load();
         }
+    }
+
+    private static DecisionLoad.Storm storm(Options o, RailyardServe serve, DecisionLoad load, ScaleReport.Row row,
+                                            String key) throws IOException {
+        double c0 = RailyardServe.cpuSeconds(serve.pid());
+        DecisionLoad.Storm s = load.storm(o.stormTasks(), o.stormWorkers(), o.stormMaxSeconds());
+        row.serveCpuMsPerCall.put(key, (RailyardServe.cpuSeconds(serve.pid()) - c0) * 1000 / Math.max(1, s.calls()));
+        System.out.printf("[scale]   %s: %d of %d calls in %.1f s, %d errors, serve CPU %.2f ms/call (load %s)%n", key,
+                s.calls(), s.planned(), s.seconds(), s.errors(), row.serveCpuMsPerCall.get(key), ScaleReport.load());
+        return s;
     }
 
     /** Pauses churn; per sample: one status update, a pause for the watch event, then the next two calls. */
@@ -259,16 +277,19 @@ public final class ClusterScaleBenchmark {
                 row.firstCallP50Ms, row.firstCallMaxMs, row.nextCallP50Ms);
     }
 
+    /** The same storm against {@code serve --no-cluster}; {@code cpuMsPerCall[0]} gets its serve CPU per call. */
     private static DecisionLoad.Storm noClusterStorm(Options o, Path jar, Path runDir,
-                                                     ClusterPopulator.Populated cluster, byte[] kubeFilter)
-            throws IOException {
+                                                     ClusterPopulator.Populated cluster, byte[] kubeFilter,
+                                                     double[] cpuMsPerCall) throws IOException {
         try (RailyardServe serve = open(RailyardServe.start(jar, null, serveJvm(o), runDir, "serve-no-cluster",
                 Duration.ofMinutes(2)))) {
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             load.predicates(o.predicateWorkers(), o.warmup());
+            double c0 = RailyardServe.cpuSeconds(serve.pid());
             DecisionLoad.Storm s = load.storm(o.stormTasks(), o.stormWorkers(), o.stormMaxSeconds());
-            System.out.printf("[scale]   --no-cluster storm: %d of %d calls in %.1f s, %d errors%n", s.calls(),
-                    s.planned(), s.seconds(), s.errors());
+            cpuMsPerCall[0] = (RailyardServe.cpuSeconds(serve.pid()) - c0) * 1000 / Math.max(1, s.calls());
+            System.out.printf("[scale]   --no-cluster storm: %d of %d calls in %.1f s, %d errors, serve CPU %.2f "
+                    + "ms/call%n", s.calls(), s.planned(), s.seconds(), s.errors(), cpuMsPerCall[0]);
             return s;
         }
     }
@@ -277,10 +298,21 @@ public final class ClusterScaleBenchmark {
         return List.of("-Xmx" + o.serveHeap(), "-XX:+ExitOnOutOfMemoryError");
     }
 
-    private static DecisionLoad.Latency report(String when, DecisionLoad.Latency l) {
+    /** A load phase whose result can be measured by the serve's CPU time too. */
+    private interface Phase {
+        DecisionLoad.Latency run() throws IOException;
+    }
+
+    /** Runs one phase, records serve's CPU time per call under {@code key}, prints the phase's line. */
+    private static DecisionLoad.Latency phase(RailyardServe serve, ScaleReport.Row row, String key, String when,
+                                              Phase phase) throws IOException {
+        double c0 = RailyardServe.cpuSeconds(serve.pid());
+        DecisionLoad.Latency l = phase.run();
+        double cpuMs = (RailyardServe.cpuSeconds(serve.pid()) - c0) * 1000 / Math.max(1, l.calls());
+        row.serveCpuMsPerCall.put(key, cpuMs);
         System.out.printf("[scale]   %-18s %-10s %2d workers: %,7d calls, p50 %8.2f ms, p99 %8.2f ms, max %8.1f ms, "
-                        + "%,d B/call, %d errors (load %s)%n", l.name(), when, l.workers(), l.calls(), l.p50Ms(),
-                l.p99Ms(), l.maxMs(), l.bodyBytes(), l.errors(), ScaleReport.load());
+                        + "%,d B/call, %d errors, serve CPU %.2f ms/call (load %s)%n", l.name(), when, l.workers(),
+                l.calls(), l.p50Ms(), l.p99Ms(), l.maxMs(), l.bodyBytes(), l.errors(), cpuMs, ScaleReport.load());
         return l;
     }
 

@@ -32,6 +32,11 @@ final class DecisionLoad {
     private static final byte[] COMMA = ",".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] END = "}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] END_NODES = "]}".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * Longest wait for one reply: far beyond any scheduler's timeout (Volcano's extender.httpTimeout is 500 ms in our
+     * snippet), so that the benchmark records how long a call really takes instead of an error.
+     */
+    static final int READ_TIMEOUT_MS = 600_000;
 
     /** Latencies of one phase. */
     record Latency(String name, int workers, int calls, long errors, double seconds, double p50Ms, double p99Ms,
@@ -110,7 +115,7 @@ final class DecisionLoad {
 
     /** {@code workers} closed-loop callers for {@code seconds}; latency percentiles over every call. */
     Latency closedLoop(String name, String path, int workers, double seconds, Bodies bodies) throws IOException {
-        try (GoStyleTransport transport = new GoStyleTransport(target, 2)) {
+        try (GoStyleTransport transport = new GoStyleTransport(target, 2, READ_TIMEOUT_MS)) {
             long deadline = System.nanoTime() + (long) (seconds * 1e9);
             AtomicLong errors = new AtomicLong();
             AtomicLong bytes = new AtomicLong();
@@ -151,8 +156,8 @@ final class DecisionLoad {
     /**
      * vc-scheduler's allocate action for one gang, without its node sampling: for each of {@code tasks} tasks in
      * turn, {@code workers} callers ask predicate for every node (workqueue.ParallelizeUntil(16, nodes) in
-     * {@code util/predicate_helper.go}); the next task starts when the previous one's nodes are all answered. Stops
-     * after the task during which {@code maxSeconds} passed.
+     * {@code util/predicate_helper.go}); the next task starts when the previous one's nodes are all answered. Once
+     * {@code maxSeconds} have passed no new call starts (the calls in flight finish) and the storm counts as capped.
      */
     Storm storm(int tasks, int workers, double maxSeconds) throws IOException {
         int nodes = cluster.nodeNames().size();
@@ -162,12 +167,8 @@ final class DecisionLoad {
         long start = System.nanoTime();
         long deadline = start + (long) (maxSeconds * 1e9);
         boolean capped = false;
-        try (GoStyleTransport transport = new GoStyleTransport(target, 2)) {
-            for (int t = 0; t < tasks; t++) {
-                if (System.nanoTime() > deadline) {
-                    capped = true;
-                    break;
-                }
+        try (GoStyleTransport transport = new GoStyleTransport(target, 2, READ_TIMEOUT_MS)) {
+            for (int t = 0; t < tasks && !capped; t++) {
                 AtomicInteger next = new AtomicInteger();
                 CountDownLatch doneLatch = new CountDownLatch(workers);
                 final int task = t;
@@ -175,7 +176,7 @@ final class DecisionLoad {
                     Thread.ofPlatform().name("storm-" + w).start(() -> {
                         try {
                             int n;
-                            while ((n = next.getAndIncrement()) < nodes) {
+                            while (System.nanoTime() < deadline && (n = next.getAndIncrement()) < nodes) {
                                 call(transport, "/volcano/predicate", predicate(task, n), errors);
                                 calls.incrementAndGet();
                             }
@@ -190,6 +191,7 @@ final class DecisionLoad {
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted", e);
                 }
+                capped = calls.get() < (long) (t + 1) * nodes;
             }
         }
         return new Storm(tasks, nodes, workers, calls.get(), planned, errors.get(), (System.nanoTime() - start) / 1e9,
@@ -240,7 +242,7 @@ final class DecisionLoad {
 
     /** A connection pool for {@link #onePredicate}: one kept-alive connection, as between two of Volcano's calls. */
     GoStyleTransport transport() {
-        return new GoStyleTransport(target, 1);
+        return new GoStyleTransport(target, 1, READ_TIMEOUT_MS);
     }
 
     /** One predicate (task 0 on a random node) over {@code transport}: its latency in ms, NaN when it failed. */

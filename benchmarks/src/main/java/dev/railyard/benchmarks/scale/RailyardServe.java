@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
 /**
  * {@code railyard serve} as a black box: {@code java <jvm options> -jar railyard.jar serve} on a free 127.0.0.1 port,
  * against a kubeconfig or with {@code --no-cluster}, watched only through its HTTP endpoints ({@code /readyz},
- * {@code /metrics}), {@code jcmd} and {@code /proc}. The jar is copied into the run directory first, so a rebuild
+ * {@code /metrics}), {@code jcmd} and {@code /proc}, in a session of its own (so the CPU scheduler treats it as a
+ * separate workload, as its own pod would be). The jar is copied into the run directory first, so a rebuild
  * during the run cannot change the classes under the running JVM. Stopped by PID (SIGTERM, SIGKILL after 10 s).
  */
 final class RailyardServe implements AutoCloseable {
@@ -70,7 +71,8 @@ final class RailyardServe implements AutoCloseable {
                 "--log-level=warn"));
         cmd.add(kubeconfig == null ? "--no-cluster" : "--kubeconfig=" + kubeconfig.toAbsolutePath());
         long start = System.nanoTime();
-        ComponentProcess p = ComponentProcess.start(name, cmd, Map.of(), runDir, Duration.ofSeconds(10));
+        ComponentProcess p = ComponentProcess.start(name, ScaleControlPlane.ownSession(cmd), Map.of(), runDir,
+                Duration.ofSeconds(10));
         URI url = URI.create("http://127.0.0.1:" + port);
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()) {
             HttpRequest ready = HttpRequest.newBuilder(url.resolve("/readyz")).timeout(Duration.ofSeconds(5)).GET().build();

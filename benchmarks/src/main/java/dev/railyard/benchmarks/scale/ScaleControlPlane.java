@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * server's in-flight limits raised so the population runs many requests wide. {@code GOMAXPROCS} is 8 for
  * kube-apiserver and 4 for etcd: on a 2-core machine shared with other work, Go's default of 2 running threads gets
  * the API server only a small share of the cores (Linux shares CPU time per thread), and populating tens of
- * thousands of objects would take hours. Logs and PID files stay in
+ * thousands of objects would take hours; each runs in a session of its own ({@link #ownSession}). Logs and PID
+ * files stay in
  * {@link #runDir()}; {@link #close()} stops both by PID (SIGTERM, SIGKILL after 10 s) and deletes etcd's data.
  */
 public final class ScaleControlPlane implements AutoCloseable {
@@ -187,7 +188,7 @@ public final class ScaleControlPlane implements AutoCloseable {
     }
 
     private ComponentProcess launch(String name, List<String> command, Map<String, String> env) throws IOException {
-        ComponentProcess p = ComponentProcess.start(name, command, env, runDir, GRACE);
+        ComponentProcess p = ComponentProcess.start(name, ownSession(command), env, runDir, GRACE);
         processes.add(p);
         return p;
     }
@@ -224,6 +225,23 @@ public final class ScaleControlPlane implements AutoCloseable {
         }
         deleteTree(runDir.resolve("data"));
         deleteTree(runDir.resolve("pki"));
+    }
+
+    /**
+     * {@code command} run in a session of its own ({@code setsid}, which execs in place, so the PID stays the
+     * process's): with Linux's autogroup scheduling, CPU time is shared between sessions first, so etcd, the API
+     * server and Railyard each get a share as separate machines or pods would, instead of splitting this JVM's one
+     * share with the load generator. Unchanged when {@code setsid} is not there.
+     */
+    static List<String> ownSession(List<String> command) {
+        for (String dir : new String[]{"/usr/bin/setsid", "/bin/setsid"}) {
+            if (Files.isExecutable(Path.of(dir))) {
+                List<String> out = new ArrayList<>(List.of(dir));
+                out.addAll(command);
+                return out;
+            }
+        }
+        return command;
     }
 
     static void sleep(long millis) {

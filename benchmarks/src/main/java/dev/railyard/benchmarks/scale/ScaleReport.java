@@ -36,11 +36,14 @@ final class ScaleReport {
         double firstCallP50Ms;
         double firstCallMaxMs;
         double nextCallP50Ms;
+        DecisionLoad.Storm quietStorm;
         DecisionLoad.Storm storm;
         DecisionLoad.Storm noClusterStorm;
         long heapAfterGcBytes;
         long rssBytes;
         double serveCpuSeconds;
+        /** serve's CPU time (user + system) per call in each phase, ms: less sensitive to the machine's load. */
+        Map<String, Double> serveCpuMsPerCall = new LinkedHashMap<>();
         double churnTarget;
         double churnAchieved;
         long churnFailed;
@@ -127,9 +130,10 @@ final class ScaleReport {
         out.println();
         out.println("| nodes | pods | jar | ready s | predicate p50/p99 ms (16 w) | prioritize 100 p50/p99 ms | "
                 + "kube filter all names p50/p99 ms | quiet predicate / filter p50/p99 ms | first call after a change "
-                + "p50/max ms (next call p50) | 64-task storm s (calls/s) | same calls --no-cluster s | ratio | "
+                + "p50/max ms (next call p50) | 64-task storm, quiet s (calls/s) | 64-task storm, with churn s (calls/s) | "
+                + "same calls --no-cluster s | ratio (with churn) | "
                 + "heap after GC MiB | RSS MiB | neutral answers / decisions | churn/s | load before → after |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Row r : rows) {
             if (r.error != null) {
                 out.printf(Locale.ROOT, "| %,d | %,d | %s | %s |%n", r.nodes, r.pods, r.jar, "failed: " + r.error);
@@ -137,21 +141,28 @@ final class ScaleReport {
             }
             double decisions = r.decisions.values().stream().mapToDouble(Double::doubleValue).sum();
             out.printf(Locale.ROOT, "| %,d | %,d | %s | %.1f | %s | %s | %s | %s / %s | %.1f / %.1f (%.2f) | %s | %s | %s "
-                            + "| %s | %s | %.0f / %.0f | %.1f | %s → %s |%n",
+                            + "| %s | %s | %s | %.0f / %.0f | %.1f | %s → %s |%n",
                     r.nodes, r.pods, r.jar, r.readySeconds, pp(r.predicate), pp(r.prioritize), pp(r.filter),
                     pp(r.quietPredicate), pp(r.quietFilter), r.firstCallP50Ms, r.firstCallMaxMs, r.nextCallP50Ms,
-                    storm(r.storm), storm(r.noClusterStorm), ratio(r), mib(r.heapAfterGcBytes), mib(r.rssBytes),
+                    storm(r.quietStorm), storm(r.storm), storm(r.noClusterStorm), ratio(r), mib(r.heapAfterGcBytes),
+                    mib(r.rssBytes),
                     r.neutralAnswers, decisions, r.churnAchieved, r.loadBefore, r.loadAfter);
         }
         out.println();
         for (Row r : rows) {
             if (r.error == null) {
                 out.printf(Locale.ROOT, "%,d nodes, %s: decisions during the measurements %s; errors: predicate %d, "
-                                + "prioritize %d, filter %d, storm %d; serve CPU %.0f s%n", r.nodes, r.jar, r.decisions,
-                        r.predicate.errors(), r.prioritize.errors(), r.filter.errors(),
-                        r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds);
+                                + "prioritize %d, filter %d, storm %d; serve CPU %.0f s in all, per call (ms) %s%n",
+                        r.nodes, r.jar, r.decisions, r.predicate.errors(), r.prioritize.errors(), r.filter.errors(),
+                        r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds, rounded(r.serveCpuMsPerCall));
             }
         }
+    }
+
+    private static Map<String, String> rounded(Map<String, Double> m) {
+        Map<String, String> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(k, String.format(Locale.ROOT, "%.2f", v)));
+        return out;
     }
 
     private static String pp(DecisionLoad.Latency l) {
