@@ -71,7 +71,7 @@ public final class ScaleControlPlane implements AutoCloseable {
         try {
             cp.bringUp(bin, repo);
             return cp;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             cp.close();
             throw e;
         }
