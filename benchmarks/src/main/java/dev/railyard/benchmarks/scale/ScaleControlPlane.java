@@ -37,7 +37,9 @@ import java.util.stream.Stream;
  * server's in-flight limits raised so the population runs many requests wide. {@code GOMAXPROCS} is 8 for
  * kube-apiserver and 4 for etcd: on a 2-core machine shared with other work, Go's default of 2 running threads gets
  * the API server only a small share of the cores (Linux shares CPU time per thread), and populating tens of
- * thousands of objects would take hours; each runs in a session of its own ({@link #ownSession}). Logs and PID
+ * thousands of objects would take hours; each runs in a session of its own ({@link #ownSession}). The API
+ * server's Go heap is held near 3 GiB ({@code GOMEMLIMIT}, a soft limit: Go collects more often as it nears it)
+ * so that it, etcd and Railyard stay within about 10 GiB on the shared 24 GiB machine. Logs and PID
  * files stay in
  * {@link #runDir()}; {@link #close()} stops both by PID (SIGTERM, SIGKILL after 10 s) and deletes etcd's data.
  */
@@ -101,7 +103,7 @@ public final class ScaleControlPlane implements AutoCloseable {
                 "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 "--enable-priority-and-fairness=false", "--profiling=false",
                 "--max-requests-inflight=800", "--max-mutating-requests-inflight=400",
-                "--cert-dir=" + runDir.resolve("pki/apiserver")), Map.of("GOMAXPROCS", "8"));
+                "--cert-dir=" + runDir.resolve("pki/apiserver")), Map.of("GOMAXPROCS", "8", "GOMEMLIMIT", "3GiB"));
         kubeconfig = runDir.resolve("admin.kubeconfig");
         Files.writeString(kubeconfig, """
                 apiVersion: v1
