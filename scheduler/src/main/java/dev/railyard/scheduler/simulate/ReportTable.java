@@ -14,7 +14,7 @@ public final class ReportTable {
     /** @return the table for people */
     public static String table(List<StrategyResult> results) {
         StringBuilder b = new StringBuilder();
-        String fmt = "%-36s" + "%15s".repeat(results.size()) + "%n";
+        String fmt = "%-36s" + "%16s".repeat(results.size()) + "%n";
         row(b, fmt, "", results, StrategyResult::strategy);
         row(b, fmt, "jobs finished", results, r -> Integer.toString(r.finished()));
         row(b, fmt, "jobs still queued at the end", results, r -> Integer.toString(r.queuedAtEnd()));
@@ -67,10 +67,12 @@ public final class ReportTable {
             double wait = best.meanWait() == 0 ? (r.meanWait() == 0 ? 0 : Double.POSITIVE_INFINITY)
                     : 100 * (r.meanWait() - best.meanWait()) / best.meanWait();
             double util = 100 * (r.utilisation() - best.utilisation());
-            b.append(String.format(Locale.ROOT, "%s vs %s: mean JCT %+.1f%% (target ≤ -10%%) %s, mean wait "
-                            + "%+.1f%% (target ≤ +5%%) %s, utilisation %+.1f points (target ≥ -2) %s%n",
-                    r.strategy(), best.strategy(), jct, jct <= -10 ? "met" : "missed", wait,
-                    wait <= 5 ? "met" : "missed", util, util >= -2 ? "met" : "missed"));
+            double good = 100 * (r.goodput() - best.goodput());
+            b.append(String.format(Locale.ROOT, "%s vs %s: mean JCT %+.1f%% (target ≤ -10%%: %s); mean wait %+.1f%%, "
+                            + "%.1f vs %.1f min (target ≤ +5%%: %s); utilisation %+.1f points (target ≥ -2: %s), "
+                            + "goodput %+.1f points%n",
+                    r.strategy(), best.strategy(), jct, jct <= -10 ? "met" : "missed", wait, r.meanWait() / 60,
+                    best.meanWait() / 60, wait <= 5 ? "met" : "missed", util, util >= -2 ? "met" : "missed", good));
         }
         return b.toString();
     }

@@ -72,7 +72,9 @@ public final class Trace {
                         Collective.parse(j.collective()),
                         j.messageMiB() == null ? TraceJob.DEFAULT_MESSAGE_MIB : j.messageMiB()));
             } catch (IllegalArgumentException e) {
-                throw new InputException(file + ": job " + name + ": " + e.getMessage());
+                String why = e.getMessage();
+                String prefix = "job " + name + ": ";
+                throw new InputException(file + ": " + (why.startsWith(prefix) ? why : prefix + why));
             }
         }
         out.sort(Comparator.comparingDouble(TraceJob::arrival));
