@@ -6,6 +6,7 @@ import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.renderer.xy.XYStepRenderer;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
@@ -14,6 +15,9 @@ import org.jfree.svg.SVGGraphics2D;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
 import java.awt.geom.Rectangle2D;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,10 +25,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
+import javax.imageio.ImageIO;
 
 /**
  * The picture of a simulation: CDFs of slowdown and of queue wait, and GPU utilisation over time, one line per
- * strategy, drawn by JFreeChart and written as one SVG by JFreeSVG.
+ * strategy, drawn by JFreeChart and written as one SVG by JFreeSVG (or as a PNG by the JDK's ImageIO).
  */
 public final class ReportChart {
     private static final int WIDTH = 1100;
@@ -44,11 +49,18 @@ public final class ReportChart {
      * @return the SVG document
      */
     public static String svg(String title, List<StrategyResult> results) {
+        SVGGraphics2D g = new SVGGraphics2D(WIDTH, 3 * HEIGHT + 40);
+        draw(g, title, results);
+        return g.getSVGDocument();
+    }
+
+    /** Draws the title and the three charts, one under the other, on a canvas of WIDTH × (3 × HEIGHT + 40). */
+    private static void draw(Graphics2D g, String title, List<StrategyResult> results) {
         System.setProperty("java.awt.headless", "true");
         JFreeChart slow = chart("CDF of modelled slowdown vs ideal placement", "slowdown (×)",
-                "share of jobs", cdfs(results, StrategyResult::slowdowns, 1), false);
+                "share of jobs", cdfs(results, StrategyResult::slowdowns, 1), false, true);
         JFreeChart wait = chart("CDF of queue wait", "wait (minutes, log scale; 0 drawn at 0.01)",
-                "share of jobs", cdfs(results, r -> minutes(r.waits()), 0.01), true);
+                "share of jobs", cdfs(results, r -> minutes(r.waits()), 0.01), true, true);
         XYSeriesCollection util = new XYSeriesCollection();
         for (StrategyResult r : results) {
             XYSeries s = new XYSeries(r.strategy(), false, true);
@@ -57,8 +69,8 @@ public final class ReportChart {
             }
             util.addSeries(s);
         }
-        JFreeChart utilChart = chart("GPU utilisation over time", "time (hours)", "busy GPUs (%)", util, false);
-        SVGGraphics2D g = new SVGGraphics2D(WIDTH, 3 * HEIGHT + 40);
+        JFreeChart utilChart = chart("GPU utilisation over time", "time (hours)", "GPUs held (%)", util, false,
+                false);
         g.setColor(Color.WHITE);
         g.fillRect(0, 0, WIDTH, 3 * HEIGHT + 40);
         g.setColor(Color.BLACK);
@@ -69,11 +81,21 @@ public final class ReportChart {
             c.draw(g, new Rectangle2D.Double(0, y, WIDTH, HEIGHT));
             y += HEIGHT;
         }
-        return g.getSVGDocument();
     }
 
-    /** Writes {@link #svg} to a file (UTF-8); creates no directories. */
+    /**
+     * Writes the report: PNG when the file name ends in {@code .png}, else SVG (UTF-8). Creates no directories.
+     */
     public static void write(Path file, String title, List<StrategyResult> results) throws IOException {
+        if (file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".png")) {
+            BufferedImage img = new BufferedImage(WIDTH, 3 * HEIGHT + 40, BufferedImage.TYPE_INT_RGB);
+            Graphics2D g = img.createGraphics();
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+            draw(g, title, results);
+            g.dispose();
+            ImageIO.write(img, "png", file.toFile());
+            return;
+        }
         Files.writeString(file, svg(title, results), StandardCharsets.UTF_8);
     }
 
@@ -107,7 +129,9 @@ public final class ReportChart {
         return out;
     }
 
-    private static JFreeChart chart(String title, String x, String y, XYSeriesCollection data, boolean logX) {
+    /** @param steps draw each series as a staircase (an empirical CDF), not as slopes between its points */
+    private static JFreeChart chart(String title, String x, String y, XYSeriesCollection data, boolean logX,
+                                    boolean steps) {
         JFreeChart c = ChartFactory.createXYLineChart(title, x, y, data, PlotOrientation.VERTICAL, true, false, false);
         c.setTitle(new TextTitle(title, new Font(Font.SANS_SERIF, Font.BOLD, 14)));
         c.setBackgroundPaint(Color.WHITE);
@@ -121,7 +145,7 @@ public final class ReportChart {
             axis.setStrictValuesFlag(false);
             plot.setDomainAxis(axis);
         }
-        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
+        XYLineAndShapeRenderer r = steps ? new XYStepRenderer() : new XYLineAndShapeRenderer(true, false);
         r.setDrawSeriesLineAsPath(true);
         for (int i = 0; i < data.getSeriesCount(); i++) {
             r.setSeriesPaint(i, COLOURS[i % COLOURS.length]);

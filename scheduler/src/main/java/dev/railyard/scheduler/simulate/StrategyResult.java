@@ -32,8 +32,8 @@ import java.util.Map;
  * @param planP99Ms       99th percentile place() time, ms
  */
 public record StrategyResult(String strategy, int jobs, int finished, int queuedAtEnd, double[] waits,
-                             double[] slowdowns, double meanJct, double meanIdealJct, double utilisation, double goodput,
-                             double[] utilTimes, double[] utilSeries, int multiPodJobs, long crossRail,
+                             double[] slowdowns, double meanJct, double meanIdealJct, double utilisation,
+                             double goodput, double[] utilTimes, double[] utilSeries, int multiPodJobs, long crossRail,
                              long crossLeaf, Map<PcieDistance, Long> gpusByDistance, long planCalls,
                              double planP50Ms, double planP99Ms) {
     public StrategyResult {

@@ -25,8 +25,8 @@ public record TraceJob(String name, double arrival, double duration, int pods, i
 
     public TraceJob {
         if (!(arrival >= 0) || !(duration > 0) || pods < 1 || gpus < 1) {
-            throw new IllegalArgumentException("job " + name + ": arrival ≥ 0, duration > 0, pods ≥ 1 and gpus ≥ 1 "
-                    + "needed");
+            throw new IllegalArgumentException("job " + name
+                    + ": arrival ≥ 0, duration > 0, pods ≥ 1 and gpus ≥ 1 needed");
         }
         if (!(commShare >= 0 && commShare <= 1)) {
             throw new IllegalArgumentException("job " + name + ": commShare must be in [0, 1], got " + commShare);

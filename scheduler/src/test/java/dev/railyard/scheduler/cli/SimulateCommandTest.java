@@ -101,7 +101,8 @@ class SimulateCommandTest {
         Path svg = dir.resolve("report.svg");
         assertThat(out).contains("report: " + svg);
         String text = Files.readString(svg);
-        assertThat(text).contains("<svg xmlns='http://www.w3.org/2000/svg'").contains("CDF of modelled slowdown vs ideal placement")
+        assertThat(text).contains("<svg xmlns='http://www.w3.org/2000/svg'")
+                .contains("CDF of modelled slowdown vs ideal placement")
                 .contains("CDF of queue wait").contains("GPU utilisation over time");
         for (String c : COLUMNS) {
             assertThat(text).as("legend entry %s", c).contains(">" + c + "<");
