@@ -8,10 +8,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Large request bodies in the shape Volcano and kube-scheduler send (wire-formats §1.6–1.7, §2.1): Go field-name
- * keys, full core/v1 Node objects with 50 images and managedFields, every pod on a node as a full TaskInfo with
- * its Pod (managedFields included). Sizes follow wire-formats' payload arithmetic: a GPU node with ~15 pods
- * makes a predicate of ~130 KB; 100 such NodeInfos make a ~20 MB prioritize.
+ * Large request bodies in the shape Volcano and kube-scheduler send (docs/formats/volcano-extender.md §6–§7,
+ * kube-extender.md §1): Go field-name keys, full core/v1 Node objects with 50 images and managedFields, every pod
+ * on a node as a full TaskInfo with its Pod (managedFields included). Sizes follow the payload arithmetic of
+ * volcano-extender.md §7: a GPU node with ~15 pods makes a predicate of ~130 KB; 100 such NodeInfos make a ~20 MB
+ * prioritize.
  *
  * <p>Deterministic: the same arguments always give the same bytes.
  */

@@ -33,13 +33,13 @@ import java.util.regex.Pattern;
  *       interface) and, where readable, whose netdev is that interface; the lowest such index wins, as in NCCL's
  *       own scan. Other ports are left out, with the reason.</li>
  *   <li><b>Exports.</b> {@code NCCL_IB_HCA} = {@code =hca:port,...} (exact match, so {@code mlx5_1} does not also
- *       select {@code mlx5_10}; NCCL {@code src/transport/net_ib/init.cc}, data-formats §5.3).
+ *       select {@code mlx5_10}; NCCL {@code src/transport/net_ib/init.cc}, docs/formats/nccl.md §1).
  *       {@code NCCL_IB_GID_INDEX} only when every port is RoCE and all found the same index: NCCL takes one index
  *       for all HCAs, so with differing indices (the usual case under macvlan, fixtures case-25) any single value
  *       is wrong for some HCA; it is then left unset (and {@code unset} in shell output) and NCCL ≥ 2.21's default
  *       -1 auto-selects per HCA the lowest-index valid RoCE v2 GID of {@code NCCL_IB_ADDR_FAMILY} inside
  *       {@code NCCL_IB_ADDR_RANGE}; entries of other pods' netdevs read EINVAL in the container and are skipped,
- *       so that picks the pod's own GID (data-formats §5.3). When the indices agree, setting it gives the same
+ *       so that picks the pod's own GID (docs/formats/nccl.md §2). When the indices agree, setting it gives the same
  *       choice and also fixes NCCL before 2.21, whose default 0 is the link-local RoCE v1 GID (fixtures case-27).
  *       {@code NCCL_IB_ADDR_RANGE}: the hint's range when it holds every address found, else the smallest CIDR
  *       covering the subnets of those addresses. {@code NCCL_IB_ADDR_FAMILY=AF_INET}. {@code NCCL_SOCKET_IFNAME}
