@@ -137,9 +137,18 @@ public final class SyntheticWireBodies {
         g.writeEndObject();
     }
 
+    /** One core/v1 Pod as the API server serialises it: metadata (with managedFields), spec, status. */
     private static void pod(JsonGenerator g, String ns, String name, String uid, String scheduler, int gpus, String node,
                             boolean gang) throws IOException {
         g.writeStartObject();
+        podMetadata(g, ns, name, uid, gang);
+        podSpec(g, scheduler, gpus, node);
+        podStatus(g, node);
+        g.writeEndObject();
+    }
+
+    private static void podMetadata(JsonGenerator g, String ns, String name, String uid, boolean gang)
+            throws IOException {
         g.writeObjectFieldStart("metadata");
         g.writeStringField("name", name);
         g.writeStringField("namespace", ns);
@@ -172,6 +181,12 @@ public final class SyntheticWireBodies {
         g.writeBooleanField("controller", true);
         g.writeEndObject();
         g.writeEndArray();
+        managedFields(g);
+        g.writeEndObject();
+    }
+
+    /** Three managers' managedFields entries, as kube-controller-manager, the kubelet and multus leave them. */
+    private static void managedFields(JsonGenerator g) throws IOException {
         g.writeArrayFieldStart("managedFields");
         for (String manager : new String[]{"kube-controller-manager", "kubelet", "multus"}) {
             g.writeStartObject();
@@ -208,8 +223,9 @@ public final class SyntheticWireBodies {
             g.writeEndObject();
         }
         g.writeEndArray();
-        g.writeEndObject();
+    }
 
+    private static void podSpec(JsonGenerator g, String scheduler, int gpus, String node) throws IOException {
         g.writeObjectFieldStart("spec");
         g.writeArrayFieldStart("volumes");
         for (int v = 0; v < 3; v++) {
@@ -277,7 +293,9 @@ public final class SyntheticWireBodies {
         }
         g.writeEndArray();
         g.writeEndObject();
+    }
 
+    private static void podStatus(JsonGenerator g, String node) throws IOException {
         g.writeObjectFieldStart("status");
         g.writeStringField("phase", node.isEmpty() ? "Pending" : "Running");
         g.writeArrayFieldStart("conditions");
@@ -291,7 +309,6 @@ public final class SyntheticWireBodies {
         }
         g.writeEndArray();
         g.writeStringField("qosClass", "Burstable");
-        g.writeEndObject();
         g.writeEndObject();
     }
 

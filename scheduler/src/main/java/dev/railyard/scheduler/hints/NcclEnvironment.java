@@ -107,18 +107,7 @@ public final class NcclEnvironment {
         PlacementHint.NcclSettings nccl = hint.nccl();
         boolean ipv6 = nccl != null && "AF_INET6".equals(nccl.ibAddrFamily());
 
-        // HCA ports of the GPUs, in GPU order
-        Map<Port, GpuHint> ports = new LinkedHashMap<>();
-        for (GpuHint g : gpus) {
-            if (g.hca() == null || !NAME.matcher(g.hca()).matches() || g.hca().startsWith(".")
-                    || g.port() < 1 || g.port() > 255) {
-                notes.add("GPU " + g.gpu() + ": the hint names HCA '" + g.hca() + "' port " + g.port()
-                        + ", which is not a valid RDMA device and port; left out");
-                continue;
-            }
-            ports.putIfAbsent(new Port(g.hca(), g.port()), g);
-        }
-
+        Map<Port, GpuHint> ports = ports(gpus, notes);
         List<Usable> usable = new ArrayList<>();
         for (Map.Entry<Port, GpuHint> e : ports.entrySet()) {
             check(e.getKey(), e.getValue(), rdma, addresses, ipv6, notes).ifPresent(usable::add);
@@ -176,6 +165,21 @@ public final class NcclEnvironment {
             put(exports, "NCCL_NET_GDR_LEVEL", gdr, notes);
         }
         return new Result(exports, unset, notes);
+    }
+
+    /** @return the HCA ports of the GPUs, in GPU order; a GPU naming no valid device and port is left out, noted */
+    private static Map<Port, GpuHint> ports(List<GpuHint> gpus, List<String> notes) {
+        Map<Port, GpuHint> ports = new LinkedHashMap<>();
+        for (GpuHint g : gpus) {
+            if (g.hca() == null || !NAME.matcher(g.hca()).matches() || g.hca().startsWith(".")
+                    || g.port() < 1 || g.port() > 255) {
+                notes.add("GPU " + g.gpu() + ": the hint names HCA '" + g.hca() + "' port " + g.port()
+                        + ", which is not a valid RDMA device and port; left out");
+                continue;
+            }
+            ports.putIfAbsent(new Port(g.hca(), g.port()), g);
+        }
+        return ports;
     }
 
     /** The node rail map entries of the container's GPUs (re-paired), or the plan's GPUs. */
