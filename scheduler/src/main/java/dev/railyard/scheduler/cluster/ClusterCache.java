@@ -13,7 +13,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,13 +22,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Shared informers over every {@link WatchedKind}, and cheap immutable snapshots of what they hold.
+ * Shared informers over every {@link WatchedKind}, feeding their events into a {@link ClusterState}, and the state's
+ * immutable snapshots.
  *
- * <p>Snapshots are memoised by an event counter: while no informer sees an event, {@link #snapshot()} returns the same
- * object, so a burst of predicate calls costs one copy. A custom resource whose CRD is missing is checked again every
+ * <p>The informers keep only a stub of each object ({@link KeysOnlyItemStore}); the state keeps compact records and
+ * makes a snapshot in O(records changed since the last one), the same instance while nothing changed
+ * (docs/adr/0006). A custom resource whose CRD is missing is checked again every
  * {@code crdRecheck}; it is logged once when it goes missing and once when it appears, and exported as the gauge
  * {@code railyard_cache_feature_enabled{kind,feature}} (1 on, 0 off).
  *
@@ -45,7 +45,7 @@ public final class ClusterCache implements AutoCloseable {
     private final Map<WatchedKind, Boolean> reportedMissing = new ConcurrentHashMap<>();
     private final AtomicLong version = new AtomicLong();
     private final AtomicLong lastEventMillis = new AtomicLong();
-    private final AtomicReference<ClusterObjects> memo = new AtomicReference<>();
+    private final ClusterState state;
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "railyard-crd-recheck");
         t.setDaemon(true);
@@ -62,9 +62,11 @@ public final class ClusterCache implements AutoCloseable {
      * @param clock      time source for snapshot stamps
      * @param resync     informer resync period; {@link Duration#ZERO} for none
      * @param crdRecheck how often to look again for CRDs that were missing
+     * @param state      where the informers' events go
      */
     public ClusterCache(KubernetesClient client, MeterRegistry registry, Clock clock, Duration resync,
-                        Duration crdRecheck) {
+                        Duration crdRecheck, ClusterState state) {
+        this.state = state;
         this.client = client;
         this.clock = clock;
         this.resync = resync;
@@ -110,6 +112,7 @@ public final class ClusterCache implements AutoCloseable {
     private void startOne(WatchedKind kind) {
         try {
             if (kind.optional() && !client.supports(kind.apiVersion(), kind.kind())) {
+                state.disabled(disabled());
                 if (reportedMissing.putIfAbsent(kind, Boolean.TRUE) == null) {
                     LOG.warn("{} is not installed: {} is off until its CRD appears", kind, kind.feature());
                 }
@@ -117,10 +120,10 @@ public final class ClusterCache implements AutoCloseable {
             }
             SharedIndexInformer<GenericKubernetesResource> informer = inform(kind);
             if (closed) {
+                informers.remove(kind, informer);
                 informer.close();
                 return;
             }
-            informers.put(kind, informer);
             if (reportedMissing.remove(kind) != null) {
                 LOG.info("{} appeared: {} is on", kind, kind.feature());
             }
@@ -172,22 +175,27 @@ public final class ClusterCache implements AutoCloseable {
         ResourceEventHandler<GenericKubernetesResource> handler = new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource obj) {
+                state.upsert(kind, obj);
                 touched();
             }
 
             @Override
             public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
+                state.upsert(kind, newObj);
                 touched();
             }
 
             @Override
             public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
+                state.delete(kind, obj);
                 touched();
             }
         };
         SharedIndexInformer<GenericKubernetesResource> informer = kind.namespaced()
                 ? resources.inAnyNamespace().runnableInformer(resync.toMillis())
                 : resources.runnableInformer(resync.toMillis());
+        informer.itemStore(new KeysOnlyItemStore());
+        informer.removeNamespaceIndex();
         informer.addEventHandler(handler);
         // fabric8's own decision (Reflector's default handler: retry once started, unless the watch itself was
         // refused), said in one line here; serve turns fabric8's Reflector logger, which prints a stack trace per
@@ -200,9 +208,14 @@ public final class ClusterCache implements AutoCloseable {
             }
             return retry;
         });
+        // in the map before its first list, so a view that shows its objects never calls the kind disabled
+        informers.put(kind, informer);
+        state.disabled(disabled());
         try {
             informer.run();
         } catch (RuntimeException e) {
+            informers.remove(kind, informer);
+            state.disabled(disabled());
             informer.close();
             throw e;
         }
@@ -228,22 +241,15 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * @return the current objects; the same instance as the previous call when nothing changed in between
+     * @return the state's current view; the same instance as the previous call when nothing changed in between
      */
-    public ClusterObjects snapshot() {
-        long v = version.get();
-        ClusterObjects last = memo.get();
-        if (last != null && last.version() == v && last.synced() == synced()) {
-            return last;
-        }
-        Map<WatchedKind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>();
-        for (WatchedKind kind : WatchedKind.ALL) {
-            var informer = informers.get(kind);
-            objects.put(kind, informer == null ? List.of() : List.copyOf(informer.getStore().list()));
-        }
-        ClusterObjects fresh = new ClusterObjects(clock.instant(), v, objects, disabled(), synced());
-        memo.set(fresh);
-        return fresh;
+    public ClusterView snapshot() {
+        return state.snapshot();
+    }
+
+    /** @return the state the informers feed */
+    public ClusterState state() {
+        return state;
     }
 
     @Override
