@@ -405,6 +405,7 @@ public final class ClusterState {
             generation++;
             boolean warningsDirty = podsDirty || !dirtyNodes.isEmpty() || nodeSetDirty;
             boolean membership = table.update(nodes, topologies, podsByNode, dirtyNodes, nodeSetDirty, generation);
+            boolean engineDirty = table.engineChanged() || last == null;
             boolean groups = smallDirty.contains(WatchedKind.POD_GROUP)
                     || smallDirty.contains(WatchedKind.COSCHEDULING_POD_GROUP);
             if (groups) {
@@ -414,6 +415,7 @@ public final class ClusterState {
             if (fabricDirty || membership || fabric == null) {
                 buildFabric();
                 warningsDirty = true;
+                engineDirty = true;
             }
             for (WatchedKind k : smallDirty) {
                 smallLists.put(k, List.copyOf(small.get(k).values()));
@@ -428,6 +430,7 @@ public final class ClusterState {
             if (ipam.dirty() || networks == null) {
                 networks = ipam.publish(ledger, pools, podKeys, clock,
                         small.get(WatchedKind.NETWORK_ATTACHMENT_DEFINITION).values());
+                engineDirty = true; // the pools' counts changed: plans made on the last snapshot may not hold
             }
             if (warningsDirty) {
                 List<String> w = new ArrayList<>(podWarnings.values());
@@ -436,8 +439,10 @@ public final class ClusterState {
                 w.addAll(fabricWarnings);
                 warnings = List.copyOf(w);
             }
-            ClusterSnapshot engine = ClusterSnapshot.sorted(table.sorted(), table.index(), table.names(), networks,
-                    fabric, pools);
+            // nothing the engine reads changed (pod status updates, pods without devices, PodGroup metadata): the
+            // same engine snapshot, so plans and answers made on it stay valid
+            ClusterSnapshot engine = !engineDirty ? last.snapshot() : ClusterSnapshot.sorted(table.sorted(),
+                    table.index(), table.names(), networks, fabric, pools);
             last = new ClusterView(objects, engine, volcanoGroups, coschedulingGroups, pods, table.accounting(),
                     table.rdmaResources(), table.statuses(), warnings, generation, gangs.snapshot(), table.records(),
                     unhinted);

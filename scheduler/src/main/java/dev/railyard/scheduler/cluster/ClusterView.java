@@ -218,9 +218,24 @@ public final class ClusterView {
         return out;
     }
 
-    /** @return the engine's request for the pod (RDMA resources being those some node advertises) */
+    /** A pod's request with the RDMA resource set it was made for, kept per pod record (by identity). */
+    private record Request(Set<String> rdma, PodRequest request) {
+    }
+
+    private static final com.github.benmanes.caffeine.cache.Cache<PodView, Request> REQUESTS =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().weakKeys().maximumSize(500_000).build();
+
+    /**
+     * @return the engine's request for the pod (RDMA resources being those some node advertises); made once per pod
+     *         record and RDMA resource set (the network annotation is parsed once, not per call)
+     */
     public PodRequest request(PodView pod) {
-        return pod.request(rdmaResources);
+        Request r = REQUESTS.getIfPresent(pod);
+        if (r == null || !r.rdma().equals(rdmaResources)) {
+            r = new Request(rdmaResources, pod.request(rdmaResources));
+            REQUESTS.put(pod, r);
+        }
+        return r.request();
     }
 
     /**

@@ -34,6 +34,7 @@ final class NodeTable {
     private PMap<String, List<String>> warnings = TreePMap.empty();
     private List<String> orphanWarnings = List.of();
     private Set<String> rdma = Set.of();
+    private boolean engineChanged;
 
     /**
      * Converts the dirty nodes again.
@@ -50,6 +51,7 @@ final class NodeTable {
                    Map<String, Map<String, PodView>> podsByNode, Collection<String> dirty, boolean setChanged,
                    long generation) {
         boolean membership = setChanged;
+        engineChanged = false;
         Map<String, NodeState> replaced = new HashMap<>();
         for (String name : dirty) {
             NodeRecord old = records.get(name);
@@ -60,7 +62,13 @@ final class NodeTable {
                 List<PodView> pods = on == null ? List.of() : List.copyOf(on.values());
                 TopologyFields topo = topologies.get(name);
                 NodeStateConverter.Outcome o = NodeStateConverter.node(f, topo, pods);
-                now = new NodeRecord(name, generation, o.state(), o.accounting(), o.status(), o.warnings(), f, topo,
+                NodeState state = o.state();
+                if (state != null && old != null && state.equals(old.state())) {
+                    // a pod change that leaves the engine's node as it was (a status update, a pod without
+                    // devices): the same instance, so answers cached for it stay valid
+                    state = old.state();
+                }
+                now = new NodeRecord(name, generation, state, o.accounting(), o.status(), o.warnings(), f, topo,
                         pods);
                 records.put(name, now);
             } else {
@@ -70,7 +78,7 @@ final class NodeTable {
             NodeState after = now == null ? null : now.state();
             if ((before == null) != (after == null)) {
                 membership = true;
-            } else if (after != null) {
+            } else if (after != null && after != before) {
                 replaced.put(name, after);
             }
             count(before, -1);
@@ -102,6 +110,7 @@ final class NodeTable {
             replaced.forEach((name, state) -> next[index.get(name)] = state);
             sorted = next;
         }
+        engineChanged = membership || !replaced.isEmpty();
         if (setChanged) {
             List<String> orphans = new ArrayList<>();
             for (String t : new TreeSet<>(topologies.keySet())) {
@@ -131,6 +140,11 @@ final class NodeTable {
             return m.containsKey(key) ? m.minus(key) : m;
         }
         return value.equals(m.get(key)) ? m : m.plus(key, value);
+    }
+
+    /** @return true when the last {@link #update} changed an engine node or the set of nodes */
+    boolean engineChanged() {
+        return engineChanged;
     }
 
     /** @return the engine's nodes sorted by name (a fresh array per changed snapshot; do not modify) */

@@ -22,6 +22,9 @@ import java.util.concurrent.ConcurrentMap;
  * fabric; an answer stays valid while the snapshot holds the same {@link NodeState} instance for the node (the
  * cluster state makes a new one only when the node, its NodeTopology or its pods change).
  *
+ * <p>For Filter the gang context counts only where the engine reads it ({@link #filterContext}): the rail vector
+ * when alignment is required, the members' nodes when a fabric scope is required.
+ *
  * <p>The address pools change with every hold, so they are left out of the cached part and checked per call, once
  * per call when the pod's networks draw from the same pools on every node
  * ({@link dev.railyard.scheduler.ipam.AddressPools#sameOnEveryNode}):
@@ -89,6 +92,21 @@ public final class NodeAnswers {
     }
 
     /**
+     * The part of a gang context {@link PlacementEngine#filter} reads: the rail vector only when alignment is
+     * required and the pod asks for GPUs, the members' nodes only when a fabric scope is required (the engine's two
+     * context checks). So the pods of one shape in one gang share their answers, whatever their own plan entries.
+     */
+    static GangContext filterContext(PodRequest pod, PlacementPolicy policy, GangContext ctx) {
+        boolean rails = ctx.rails() != null && policy.railAlignment() == dev.railyard.api.hints.AffinityPolicy.REQUIRED
+                && pod.gpus() > 0;
+        boolean scope = policy.scope().required() && !policy.scope().isAny() && !ctx.placed().isEmpty();
+        if (rails && scope) {
+            return ctx;
+        }
+        return new GangContext(scope ? ctx.placed() : List.of(), rails ? ctx.rails() : null);
+    }
+
+    /**
      * @return the pools' verdict for one pod of the request, checked once for every node of a call, or null when it
      *         depends on the node (node slices), there are no pools or the pod attaches no networks
      */
@@ -121,7 +139,7 @@ public final class NodeAnswers {
         if (ns == null) {
             return engine.filter(s, pod, policy, node, ctx);
         }
-        ConcurrentMap<String, Answer> answers = filters.get(question(s, pod, policy, ctx),
+        ConcurrentMap<String, Answer> answers = filters.get(question(s, pod, policy, filterContext(pod, policy, ctx)),
                 k -> new ConcurrentHashMap<>());
         Answer a = answers.get(node);
         if (a == null || a.node() != ns) {

@@ -222,8 +222,24 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         return new PodContext(request, policy, d.context(), d.planned(), gang.key(), d.outcome());
     }
 
-    /** The gang as the cluster state shows it: members from the PodGroup index, in rank order. */
+    /** Gangs read from one view, by PodGroup key and convention: a predicate storm reads each gang once per view. */
+    private record Gangs(ClusterView view, ConcurrentMap<String, GangSession.Gang> byKey) {
+    }
+
+    private volatile Gangs gangs;
+
     private GangSession.Gang gangOf(ClusterView view, PodGroup group) {
+        Gangs g = gangs;
+        if (g == null || g.view() != view) {
+            g = new Gangs(view, new ConcurrentHashMap<>());
+            gangs = g;
+        }
+        return g.byKey().computeIfAbsent(group.convention() + " " + group.namespace() + "/" + group.name(),
+                k -> readGang(view, group));
+    }
+
+    /** The gang as the cluster state shows it: members from the PodGroup index, in rank order. */
+    private GangSession.Gang readGang(ClusterView view, PodGroup group) {
         String gangKey = group.namespace() + "/" + group.name();
         List<PodView> members = view.members(group);
         List<GangSession.Member> out = new ArrayList<>(members.size());

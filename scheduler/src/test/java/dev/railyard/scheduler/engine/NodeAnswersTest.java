@@ -1,5 +1,8 @@
 package dev.railyard.scheduler.engine;
 
+import dev.railyard.api.hints.AffinityPolicy;
+import dev.railyard.api.hints.FabricScope;
+import dev.railyard.api.topology.PcieDistance;
 import dev.railyard.scheduler.cluster.ClusterState;
 import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.PodView;
@@ -62,9 +65,24 @@ class NodeAnswersTest {
         return new PodRequest("prod", "p0", 2, Map.of(), PodNetworksRequest.of("prod", ON_RAIL0), false);
     }
 
+    /** Default policy, and one requiring rail alignment and a tier-1 fabric scope (the context then counts). */
+    private static final List<PlacementPolicy> POLICIES = List.of(PlacementPolicy.defaults(),
+            new PlacementPolicy(AffinityPolicy.REQUIRED, PcieDistance.PXB, AffinityPolicy.REQUIRED,
+                    new FabricScope(1, true), null, null));
+    /** No members placed; one on gpu-a; one on gpu-b: answers must follow the context exactly where it counts. */
+    private static final List<GangContext> CONTEXTS = List.of(GangContext.none(),
+            new GangContext(List.of("gpu-a"), null), new GangContext(List.of("gpu-b"), null));
+
     private void assertAnswersAreTheEngines(ClusterSnapshot s, PodRequest pod) {
-        PlacementPolicy policy = PlacementPolicy.defaults();
-        GangContext ctx = GangContext.none();
+        for (PlacementPolicy policy : POLICIES) {
+            for (GangContext ctx : CONTEXTS) {
+                assertAnswersAreTheEngines(s, pod, policy, ctx);
+            }
+        }
+    }
+
+    private void assertAnswersAreTheEngines(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy,
+                                            GangContext ctx) {
         PoolVerdict shared = NodeAnswers.shared(s, pod, "gpu-a");
         assertThat(shared).isNotNull(); // rail0 is no node-slice network
         for (String n : List.of("gpu-a", "gpu-b", "gpu-c", "gpu-x")) {
