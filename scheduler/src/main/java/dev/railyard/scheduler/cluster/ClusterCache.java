@@ -46,6 +46,12 @@ public final class ClusterCache implements AutoCloseable {
     private final AtomicLong version = new AtomicLong();
     private final AtomicLong lastEventMillis = new AtomicLong();
     private final ClusterState state;
+    /**
+     * Kinds whose first list the handler has received in full: fabric8 hands the listed objects to the handler
+     * asynchronously and then {@code onList} (or {@code onNothing} for an empty list), so an informer can be synced
+     * while the state has not seen all of its objects yet.
+     */
+    private final Set<WatchedKind> delivered = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "railyard-crd-recheck");
         t.setDaemon(true);
@@ -190,6 +196,16 @@ public final class ClusterCache implements AutoCloseable {
                 state.delete(kind, obj);
                 touched();
             }
+
+            @Override
+            public void onList(String resourceVersion, boolean initial) {
+                delivered.add(kind);
+            }
+
+            @Override
+            public void onNothing() {
+                delivered.add(kind);
+            }
         };
         SharedIndexInformer<GenericKubernetesResource> informer = kind.namespaced()
                 ? resources.inAnyNamespace().runnableInformer(resync.toMillis())
@@ -215,6 +231,7 @@ public final class ClusterCache implements AutoCloseable {
             informer.run();
         } catch (RuntimeException e) {
             informers.remove(kind, informer);
+            delivered.remove(kind);
             state.disabled(disabled());
             informer.close();
             throw e;
@@ -228,10 +245,14 @@ public final class ClusterCache implements AutoCloseable {
         lastEventMillis.set(clock.millis());
     }
 
-    /** @return true when every started informer has listed its objects once */
+    /**
+     * @return true when every started informer has listed its objects once and handed all of them to the state (a
+     *         view made then holds every listed object)
+     */
     public boolean synced() {
         return firstPassDone && !informers.isEmpty()
-                && informers.values().stream().allMatch(SharedIndexInformer::hasSynced);
+                && informers.values().stream().allMatch(SharedIndexInformer::hasSynced)
+                && delivered.containsAll(informers.keySet());
     }
 
     /** @return kinds whose CRD is not installed right now */

@@ -135,32 +135,7 @@ public final class NodeAnswers {
      */
     public NodeVerdict filter(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, String node,
                               GangContext ctx, PoolVerdict shared) {
-        NodeState ns = s.node(node);
-        if (ns == null) {
-            return engine.filter(s, pod, policy, node, ctx);
-        }
-        ConcurrentMap<String, Answer> answers = filters.get(question(s, pod, policy, filterContext(pod, policy, ctx)),
-                k -> new ConcurrentHashMap<>());
-        Answer a = answers.get(node);
-        if (a == null || a.node() != ns) {
-            a = new Answer(ns, engine.filter(withoutPools(s), pod, policy, node, ctx));
-            answers.put(node, a);
-        }
-        NodeVerdict base = (NodeVerdict) a.value();
-        PoolVerdict v = pools(s, pod, node, shared);
-        if (v == null || v.admitted()) {
-            return base;
-        }
-        List<Reason> reasons = new ArrayList<>(base.reasons());
-        reasons.add(poolReason(v));
-        return new NodeVerdict(node, reasons);
-    }
-
-    /** The reason {@link PlacementEngine#filter} gives for a pool verdict that refuses. */
-    static Reason poolReason(PoolVerdict v) {
-        boolean exhausted = v.reason() == PoolReason.POOL_EXHAUSTED;
-        return new Reason(exhausted ? ReasonCode.POOL_EXHAUSTED : ReasonCode.NETWORK_INVALID,
-                exhausted ? "IP pool exhausted" : "network unusable", v.message());
+        return judge(s, pod, policy, ctx, shared).filter(node);
     }
 
     /**
@@ -169,23 +144,87 @@ public final class NodeAnswers {
      */
     public NodeScore score(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, String node, GangContext ctx,
                            PoolVerdict shared) {
-        NodeState ns = s.node(node);
-        if (ns == null) {
-            return engine.score(s, pod, policy, node, ctx);
+        return judge(s, pod, policy, ctx, shared).score(node);
+    }
+
+    /**
+     * @param shared the pools' verdict shared by every node of the call, or null to check per node
+     * @return one pod's question, looked up once, to answer for many nodes (a kube filter over every node name)
+     */
+    public Judge judge(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx,
+                       PoolVerdict shared) {
+        return new Judge(s, pod, policy, ctx, shared);
+    }
+
+    /** One pod's question on one snapshot: Filter and Score per node, from the cache where it holds the answer. */
+    public final class Judge {
+        private final ClusterSnapshot s;
+        private final PodRequest pod;
+        private final PlacementPolicy policy;
+        private final GangContext ctx;
+        private final PoolVerdict shared;
+        private ConcurrentMap<String, Answer> filterAnswers;
+        private ConcurrentMap<String, Answer> scoreAnswers;
+
+        private Judge(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx,
+                      PoolVerdict shared) {
+            this.s = s;
+            this.pod = pod;
+            this.policy = policy;
+            this.ctx = ctx;
+            this.shared = shared;
         }
-        ConcurrentMap<String, Answer> answers = scores.get(question(s, pod, policy, ctx),
-                k -> new ConcurrentHashMap<>());
-        Answer a = answers.get(node);
-        if (a == null || a.node() != ns) {
-            a = new Answer(ns, engine.score(withoutPools(s), pod, policy, node, ctx));
-            answers.put(node, a);
+
+        /** @return what {@link PlacementEngine#filter} answers for the node */
+        public NodeVerdict filter(String node) {
+            NodeState ns = s.node(node);
+            if (ns == null) {
+                return engine.filter(s, pod, policy, node, ctx);
+            }
+            if (filterAnswers == null) {
+                filterAnswers = filters.get(question(s, pod, policy, filterContext(pod, policy, ctx)),
+                        k -> new ConcurrentHashMap<>());
+            }
+            Answer a = filterAnswers.get(node);
+            if (a == null || a.node() != ns) {
+                a = new Answer(ns, engine.filter(withoutPools(s), pod, policy, node, ctx));
+                filterAnswers.put(node, a);
+            }
+            NodeVerdict base = (NodeVerdict) a.value();
+            PoolVerdict v = pools(s, pod, node, shared);
+            if (v == null || v.admitted()) {
+                return base;
+            }
+            List<Reason> reasons = new ArrayList<>(base.reasons());
+            reasons.add(poolReason(v));
+            return new NodeVerdict(node, reasons);
         }
-        NodeScore base = (NodeScore) a.value();
-        PoolVerdict v = pools(s, pod, node, shared);
-        if (v == null) {
-            return base;
+
+        /** @return what {@link PlacementEngine#score} answers for the node */
+        public NodeScore score(String node) {
+            NodeState ns = s.node(node);
+            if (ns == null) {
+                return engine.score(s, pod, policy, node, ctx);
+            }
+            if (scoreAnswers == null) {
+                scoreAnswers = scores.get(question(s, pod, policy, ctx), k -> new ConcurrentHashMap<>());
+            }
+            Answer a = scoreAnswers.get(node);
+            if (a == null || a.node() != ns) {
+                a = new Answer(ns, engine.score(withoutPools(s), pod, policy, node, ctx));
+                scoreAnswers.put(node, a);
+            }
+            NodeScore base = (NodeScore) a.value();
+            PoolVerdict v = pools(s, pod, node, shared);
+            return v == null ? base : withHeadroom(base, v);
         }
-        return withHeadroom(base, v);
+    }
+
+    /** The reason {@link PlacementEngine#filter} gives for a pool verdict that refuses. */
+    static Reason poolReason(PoolVerdict v) {
+        boolean exhausted = v.reason() == PoolReason.POOL_EXHAUSTED;
+        return new Reason(exhausted ? ReasonCode.POOL_EXHAUSTED : ReasonCode.NETWORK_INVALID,
+                exhausted ? "IP pool exhausted" : "network unusable", v.message());
     }
 
     /**

@@ -326,6 +326,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
                 nodeNames.get(0));
         List<dev.railyard.scheduler.engine.NodeVerdict> refused = new ArrayList<>();
+        NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             String why = pc.request().gpus() > 0 ? unjudgeable(snapshot, node) : null;
             if (why != null) {
@@ -342,7 +343,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 out.add(NodeVerdict.neutral(node, why));
                 continue;
             }
-            var verdict = answers.filter(snapshot, pc.request(), pc.policy(), node, pc.context(), shared);
+            var verdict = judge.filter(node);
             if (verdict.feasible()) {
                 out.add(NodeVerdict.pass(node));
             } else {
@@ -373,13 +374,14 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String plannedNode = pc.planned() == null ? null : pc.planned().node();
         PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
                 nodeNames.get(0));
+        NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             if (unjudgeable(snapshot, node) != null) {
                 countNeutral("no-topology");
                 out.add(new NodeScore(node, neutralScore, true));
                 continue;
             }
-            int s = answers.score(snapshot, pc.request(), pc.policy(), node, pc.context(), shared).score();
+            int s = judge.score(node).score();
             out.add(new NodeScore(node, GangSession.steer(plannedNode, node, s), false));
         }
         return out;
