@@ -63,7 +63,7 @@ public final class StateCoreCost {
         IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC());
         ClusterState state = new ClusterState(null, ledger, ledger::update, Clock.systemUTC());
         // what serve holds: the state's records and the informers' stubs of every object
-        stubs = new KeysOnlyItemStore();
+        stubs = new KeysOnlyItemStore(null, null);
         long t0 = System.nanoTime();
         int pods = feed(state, n);
         ClusterView first = state.snapshot();

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Shared informers over every {@link WatchedKind}, feeding their events into a {@link ClusterState}, and the state's
  * immutable snapshots.
  *
- * <p>The informers keep only a stub of each object ({@link KeysOnlyItemStore}); the state keeps compact records and
+ * <p>The informers keep only a stub of each object ({@link KeysOnlyItemStore}), which hands each object to the state as
+ * it is stored; the state keeps compact records and
  * makes a snapshot in O(records changed since the last one), the same instance while nothing changed
  * (docs/adr/0006). A custom resource whose CRD is missing is checked again every
  * {@code crdRecheck}; it is logged once when it goes missing and once when it appears, and exported as the gauge
@@ -47,9 +48,8 @@ public final class ClusterCache implements AutoCloseable {
     private final AtomicLong lastEventMillis = new AtomicLong();
     private final ClusterState state;
     /**
-     * Kinds whose first list the handler has received in full: fabric8 hands the listed objects to the handler
-     * asynchronously and then {@code onList} (or {@code onNothing} for an empty list), so an informer can be synced
-     * while the state has not seen all of its objects yet.
+     * Kinds whose first list the handler has been told about ({@code onList}, or {@code onNothing} for an empty
+     * list): the state is fed by the store before that, so it then holds every listed object.
      */
     private final Set<WatchedKind> delivered = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -180,20 +180,18 @@ public final class ClusterCache implements AutoCloseable {
         var resources = client.genericKubernetesResources(ctx);
         ResourceEventHandler<GenericKubernetesResource> handler = new ResourceEventHandler<>() {
             @Override
+            // the state is fed by the store (KeysOnlyItemStore), synchronously; the handler only counts events
             public void onAdd(GenericKubernetesResource obj) {
-                state.upsert(kind, obj);
                 touched();
             }
 
             @Override
             public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
-                state.upsert(kind, newObj);
                 touched();
             }
 
             @Override
             public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
-                state.delete(kind, obj);
                 touched();
             }
 
@@ -210,7 +208,7 @@ public final class ClusterCache implements AutoCloseable {
         SharedIndexInformer<GenericKubernetesResource> informer = kind.namespaced()
                 ? resources.inAnyNamespace().runnableInformer(resync.toMillis())
                 : resources.runnableInformer(resync.toMillis());
-        informer.itemStore(new KeysOnlyItemStore());
+        informer.itemStore(new KeysOnlyItemStore(kind, state));
         informer.removeNamespaceIndex();
         informer.addEventHandler(handler);
         // fabric8's own decision (Reflector's default handler: retry once started, unless the watch itself was

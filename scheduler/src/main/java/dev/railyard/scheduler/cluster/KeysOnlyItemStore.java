@@ -11,16 +11,26 @@ import java.util.stream.Stream;
 
 /**
  * The informer's store, keeping of each object only what the informer itself needs (kind, name, namespace, UID and
- * {@code resourceVersion}: the key, and the version it compares to skip unchanged objects on a relist), since
- * {@link ClusterState} keeps its own compact records. The full object still reaches the event handlers: the store
- * says it does not hold the full state ({@link #isFullState()} false), so fabric8's {@code ProcessorStore} hands
- * each listed object to the handlers as it comes instead of deferring the adds of the first list and replaying them
- * from the store (fabric8 kubernetes-client 8.0 {@code informers/impl/cache/ProcessorStore#updateInternal}; see
- * docs/adr/0006). Objects a relist no longer returns are deleted with their stored stub, which carries the key.
- * Thread-safe.
+ * {@code resourceVersion}: the key, and the version it compares to skip unchanged objects on a relist), and handing
+ * the full object to the {@link ClusterState} as the informer stores it: synchronously, before fabric8 notifies any
+ * handler, so the state is as current as the informer's own store and is complete when the informer reports synced
+ * (docs/adr/0006). Objects a relist no longer returns are removed by key. The store says it does not hold the full
+ * state ({@link #isFullState()} false), so fabric8's {@code ProcessorStore} does not replay the first list's adds
+ * from it (fabric8 kubernetes-client 8.0 {@code informers/impl/cache/ProcessorStore#updateInternal}). Thread-safe.
  */
 public final class KeysOnlyItemStore implements ItemStore<GenericKubernetesResource> {
     private final Map<String, GenericKubernetesResource> items = new ConcurrentHashMap<>();
+    private final WatchedKind kind;
+    private final ClusterState state;
+
+    /**
+     * @param kind  the kind the informer watches
+     * @param state where every stored object and every removal goes; null to keep stubs only
+     */
+    public KeysOnlyItemStore(WatchedKind kind, ClusterState state) {
+        this.kind = kind;
+        this.state = state;
+    }
 
     @Override
     public String getKey(GenericKubernetesResource obj) {
@@ -29,12 +39,19 @@ public final class KeysOnlyItemStore implements ItemStore<GenericKubernetesResou
 
     @Override
     public GenericKubernetesResource put(String key, GenericKubernetesResource obj) {
+        if (state != null) {
+            state.upsert(kind, obj);
+        }
         return items.put(key, stub(obj));
     }
 
     @Override
     public GenericKubernetesResource remove(String key) {
-        return items.remove(key);
+        GenericKubernetesResource old = items.remove(key);
+        if (state != null && old != null) {
+            state.delete(kind, old);
+        }
+        return old;
     }
 
     @Override

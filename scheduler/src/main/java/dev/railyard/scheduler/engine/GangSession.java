@@ -131,6 +131,8 @@ public final class GangSession {
         });
         if (!listed) {
             // the informer has not seen this pod yet: judged on its own, with the members' nodes as context
+            LOG.debug("gang {}: {} is not among the {} members the cluster state lists; judged without a plan",
+                    gang.key(), podKey, gang.members().size());
             return new Decision(new GangContext(placed, null), null, null);
         }
         // plan every unbound member, those Volcano holds tentatively included, so the plan stays the same for the

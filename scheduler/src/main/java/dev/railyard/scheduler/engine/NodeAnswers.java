@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import dev.railyard.scheduler.ipam.PoolReason;
-import dev.railyard.scheduler.ipam.PoolStatus;
 import dev.railyard.scheduler.ipam.PoolVerdict;
 import dev.railyard.topology.fabric.FabricModel;
 
@@ -228,9 +227,8 @@ public final class NodeAnswers {
     }
 
     /**
-     * The score with its {@code ipHeadroom} term made from the pools' verdict, as {@link PlacementEngine#score}
-     * makes it: the tightest pool's share of usable addresses left after this pod, 100 when every pool has room
-     * or none counts; the score is the terms' weighted mean again.
+     * The score with its {@code ipHeadroom} term made from the pools' verdict by {@link IpHeadroomScore}, and the
+     * terms' weighted mean taken again as {@link WeightedScore} takes it.
      */
     static NodeScore withHeadroom(NodeScore base, PoolVerdict v) {
         int at = -1;
@@ -242,23 +240,10 @@ public final class NodeAnswers {
         if (at < 0) {
             return base; // the pod does not fit: score 0, no terms to weigh
         }
-        double worst = 1.0;
-        String worstPool = null;
-        for (PoolStatus st : v.pools()) {
-            if (st.usable() <= 0 || st.usable() == Long.MAX_VALUE) {
-                continue;
-            }
-            double f = Math.max(0, st.free() - st.needed()) / (double) st.usable();
-            if (f < worst) {
-                worst = f;
-                worstPool = st.poolName() + " " + st.free() + "/" + st.usable() + " free";
-            }
-        }
-        int ip = Math.max(0, Math.min(100, (int) Math.round(100 * worst)));
+        ScoreTerm.Value ip = IpHeadroomScore.of(v);
         List<NodeScore.Term> terms = new ArrayList<>(base.terms());
         NodeScore.Term old = terms.get(at);
-        terms.set(at, new NodeScore.Term(old.name(), ip, old.weight(),
-                worstPool == null ? "pools have room" : "tightest " + worstPool));
+        terms.set(at, new NodeScore.Term(old.name(), ip.value(), old.weight(), ip.why()));
         double num = 0;
         double den = 0;
         for (NodeScore.Term t : terms) {
