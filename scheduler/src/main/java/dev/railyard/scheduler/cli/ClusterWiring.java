@@ -108,6 +108,7 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
             if (!cache.synced()) {
                 return Optional.of("cluster cache informers have not synced");
             }
+            cache.snapshot(); // the first view is made here, not in the first scheduler call after a (re)start
             if (election != null && election.routesByReadiness()) {
                 return election.standbyReason();
             }

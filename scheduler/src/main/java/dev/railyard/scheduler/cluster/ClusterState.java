@@ -49,8 +49,12 @@ import java.util.function.Consumer;
  *       coscheduling label), maintained on events; {@link ClusterView#members} reads them.</li>
  * </ul>
  * The same class builds a state from a list of objects ({@link #of}), which is how {@code railyard explain} and
- * {@code pools} see a snapshot directory: one code path for both. Thread-safe: events and snapshots serialize on one
- * lock; a snapshot, once made, is immutable and read without it.
+ * {@code pools} see a snapshot directory: one code path for both.
+ *
+ * <p>Thread-safe: an event is converted to its compact record by the calling (informer) thread and queued, so
+ * informers never wait while a snapshot is made; {@link #snapshot()} applies the queued events under the state's lock
+ * and makes the view (a queue longer than 512 events is applied by the thread that fills it). A snapshot, once made,
+ * is immutable and read without the lock.
  */
 public final class ClusterState {
     private static final List<WatchedKind> SMALL = List.of(WatchedKind.POD_GROUP, WatchedKind.COSCHEDULING_POD_GROUP,
@@ -147,6 +151,7 @@ public final class ClusterState {
     /** @return how many events changed something since the state was made (equal counts: equal contents) */
     public long changes() {
         synchronized (lock) {
+            drainLocked();
             return changes;
         }
     }
@@ -162,9 +167,7 @@ public final class ClusterState {
         if (key == null) {
             return;
         }
-        synchronized (lock) {
-            upsertLocked(kind, key, obj);
-        }
+        enqueue(new Change(kind, key, compact(kind, obj)));
     }
 
     /**
@@ -175,9 +178,68 @@ public final class ClusterState {
         if (key == null) {
             return;
         }
-        synchronized (lock) {
-            deleteLocked(kind, key);
+        enqueue(new Change(kind, key, null));
+    }
+
+    /**
+     * One event, its object already in the form the state keeps (converted by the informer's thread, outside the
+     * lock): {@link NodeFields}, {@link TopologyFields}, a {@link PodView} or the warning of a pod that cannot be
+     * read, a stripped small-kind object; null for a delete.
+     */
+    private record Change(WatchedKind kind, String key, Object compact) {
+    }
+
+    /** Events not applied yet: informers never wait for a snapshot being made; at most this many are queued. */
+    private static final int MAX_PENDING = 512;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Change> pending =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger pendingCount = new java.util.concurrent.atomic
+            .AtomicInteger();
+
+    private void enqueue(Change c) {
+        pending.add(c);
+        if (pendingCount.incrementAndGet() > MAX_PENDING) {
+            synchronized (lock) {
+                drainLocked();
+            }
         }
+    }
+
+    /** Applies the queued events, in the order they came. Callers hold the lock. */
+    private void drainLocked() {
+        Change c;
+        while ((c = pending.poll()) != null) {
+            pendingCount.decrementAndGet();
+            if (c.compact() == null) {
+                deleteLocked(c.kind(), c.key());
+            } else {
+                upsertLocked(c.kind(), c.key(), c.compact());
+            }
+        }
+    }
+
+    /** @return the object as the state keeps it (see {@link Change}) */
+    private static Object compact(WatchedKind kind, GenericKubernetesResource obj) {
+        if (kind.equals(WatchedKind.NODE)) {
+            return NodeFields.of(obj);
+        }
+        if (kind.equals(WatchedKind.NODE_TOPOLOGY)) {
+            return TopologyFields.of(obj);
+        }
+        if (kind.equals(WatchedKind.POD)) {
+            try {
+                return Compact.pod(obj);
+            } catch (IllegalArgumentException e) {
+                return new PodWarning(ObjectFields.describe(obj) + ": " + e.getMessage() + "; skipped");
+            }
+        }
+        boolean statusRead = !kind.equals(WatchedKind.POD_GROUP) && !kind.equals(WatchedKind.COSCHEDULING_POD_GROUP)
+                && !kind.equals(WatchedKind.HYPER_NODE);
+        return Compact.strip(obj, statusRead);
+    }
+
+    /** A pod that cannot be read: it is skipped, with this warning. */
+    private record PodWarning(String text) {
     }
 
     /**
@@ -186,11 +248,12 @@ public final class ClusterState {
      */
     public void replaceAll(WatchedKind kind, Collection<GenericKubernetesResource> objects) {
         synchronized (lock) {
+            drainLocked();
             Set<String> listed = new HashSet<>();
             for (GenericKubernetesResource o : objects) {
                 String key = key(kind, o);
                 if (key != null && listed.add(key)) {
-                    upsertLocked(kind, key, o);
+                    upsertLocked(kind, key, compact(kind, o));
                 }
             }
             for (String held : heldKeys(kind)) {
@@ -227,9 +290,9 @@ public final class ClusterState {
         return (ns == null || ns.isEmpty() ? "default" : ns) + "/" + o.getMetadata().getName();
     }
 
-    private void upsertLocked(WatchedKind kind, String key, GenericKubernetesResource obj) {
+    private void upsertLocked(WatchedKind kind, String key, Object obj) {
         if (kind.equals(WatchedKind.NODE)) {
-            NodeFields f = NodeFields.of(obj);
+            NodeFields f = (NodeFields) obj;
             NodeFields old = nodes.get(key);
             if (f.equals(old)) {
                 return;
@@ -243,7 +306,7 @@ public final class ClusterState {
                 fabricDirty = true;
             }
         } else if (kind.equals(WatchedKind.NODE_TOPOLOGY)) {
-            TopologyFields t = TopologyFields.of(obj);
+            TopologyFields t = (TopologyFields) obj;
             TopologyFields old = topologies.get(key);
             if (t.equals(old)) {
                 return; // keep the instance the engine's caches know
@@ -262,8 +325,7 @@ public final class ClusterState {
             if (m == null) {
                 return;
             }
-            GenericKubernetesResource stripped = Compact.strip(obj, !kind.equals(WatchedKind.POD_GROUP)
-                    && !kind.equals(WatchedKind.COSCHEDULING_POD_GROUP) && !kind.equals(WatchedKind.HYPER_NODE));
+            GenericKubernetesResource stripped = (GenericKubernetesResource) obj;
             GenericKubernetesResource old = m.put(key, stripped);
             if (stripped.equals(old)) {
                 m.put(key, old);
@@ -321,15 +383,9 @@ public final class ClusterState {
     }
 
     /** @return true when the pod's record changed */
-    private boolean upsertPod(String key, GenericKubernetesResource obj) {
-        PodView v;
-        String warning = null;
-        try {
-            v = Compact.pod(obj);
-        } catch (IllegalArgumentException e) {
-            v = null;
-            warning = ObjectFields.describe(obj) + ": " + e.getMessage() + "; skipped";
-        }
+    private boolean upsertPod(String key, Object obj) {
+        PodView v = obj instanceof PodView p ? p : null;
+        String warning = obj instanceof PodWarning w ? w.text() : null;
         PodView old = pods.get(key);
         boolean known = podKeys.contains(key);
         if (known && v != null && v.equals(old)) {
@@ -397,6 +453,7 @@ public final class ClusterState {
      */
     public ClusterView snapshot() {
         synchronized (lock) {
+            drainLocked();
             boolean dirty = !dirtyNodes.isEmpty() || nodeSetDirty || fabricDirty || !smallDirty.isEmpty()
                     || podsDirty || ipam.dirty() || objects == null;
             if (last != null && !dirty) {
@@ -458,6 +515,7 @@ public final class ClusterState {
     /** @return the record of a node in the last snapshot, or null (for tests and the benchmark) */
     NodeRecord record(String node) {
         synchronized (lock) {
+            drainLocked();
             return table.record(node);
         }
     }
@@ -526,6 +584,7 @@ public final class ClusterState {
     /** @return the members index for a PodGroup convention, for tests */
     Map<String, PSet<String>> membersIndex(PodGroup.Convention convention) {
         synchronized (lock) {
+            drainLocked();
             return gangs.snapshot().byGroup(convention);
         }
     }
