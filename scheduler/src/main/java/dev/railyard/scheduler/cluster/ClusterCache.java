@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The informers keep only a stub of each object ({@link KeysOnlyItemStore}), which hands each object to the state as
  * it is stored; the state keeps compact records and
  * makes a snapshot in O(records changed since the last one), the same instance while nothing changed
- * (docs/adr/0007). A custom resource whose CRD is missing is checked again every
+ * (docs/adr/0008). A custom resource whose CRD is missing is checked again every
  * {@code crdRecheck}; it is logged once when it goes missing and once when it appears, and exported as the gauge
  * {@code railyard_cache_feature_enabled{kind,feature}} (1 on, 0 off).
  *

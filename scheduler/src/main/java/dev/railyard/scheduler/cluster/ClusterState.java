@@ -30,7 +30,7 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * Railyard's incremental cluster state, in the manner of kube-scheduler's scheduler cache (docs/adr/0007): informer
+ * Railyard's incremental cluster state, in the manner of kube-scheduler's scheduler cache (docs/adr/0008): informer
  * events update per-node records, the per-pod and per-PodGroup indexes and the small kinds in place; a decision reads
  * an immutable {@link ClusterView} made by {@link #snapshot()}, which shares every unchanged record with the one
  * before and costs O(records changed since then).

@@ -23,7 +23,7 @@ import java.util.Set;
 /**
  * The engine's view of the cluster at one moment: the {@link ClusterSnapshot} (nodes, secondary networks, fabric,
  * address pools), PodGroups and pods, immutable. Made by {@link ClusterState#snapshot()}, which shares every record
- * that did not change with the view before (docs/adr/0007); the one place where Kubernetes objects become engine
+ * that did not change with the view before (docs/adr/0008); the one place where Kubernetes objects become engine
  * inputs, used by the live service and by {@code railyard explain} / {@code pools} alike ({@link #of}).
  *
  * <ul>

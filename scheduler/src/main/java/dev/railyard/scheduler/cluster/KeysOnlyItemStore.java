@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * {@code resourceVersion}: the key, and the version it compares to skip unchanged objects on a relist), and handing
  * the full object to the {@link ClusterState} as the informer stores it: synchronously, before fabric8 notifies any
  * handler, so the state is as current as the informer's own store and is complete when the informer reports synced
- * (docs/adr/0007). Objects a relist no longer returns are removed by key. The store says it does not hold the full
+ * (docs/adr/0008). Objects a relist no longer returns are removed by key. The store says it does not hold the full
  * state ({@link #isFullState()} false), so fabric8's {@code ProcessorStore} does not replay the first list's adds
  * from it (fabric8 kubernetes-client 8.0 {@code informers/impl/cache/ProcessorStore#updateInternal}). Thread-safe.
  */

@@ -58,7 +58,7 @@ public final class ClusterSnapshot {
 
     /**
      * A snapshot from nodes already sorted by name and indexed, as the incremental cluster state keeps them: no sort,
-     * no index built, so making it costs one list wrapper and the networks map (docs/adr/0007).
+     * no index built, so making it costs one list wrapper and the networks map (docs/adr/0008).
      *
      * @param sorted   the nodes sorted by name, unique; the array is owned by the snapshot from now on
      * @param index    node name → position in {@code sorted}; immutable, may be shared between snapshots

@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * {@link PlacementEngine#filter} and {@link PlacementEngine#score} answers per node, computed once and reused until
- * the node's record or the question changes (docs/adr/0007). The question is the pod's shape (GPU count, RDMA
+ * the node's record or the question changes (docs/adr/0008). The question is the pod's shape (GPU count, RDMA
  * resources, networks, host network, node affinity), its policy and gang context, and the snapshot's networks and
  * fabric; an answer stays valid while the snapshot holds the same {@link NodeState} instance for the node (the
  * cluster state makes a new one only when the node, its NodeTopology or its pods change).

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Any sequence of informer events (adds, updates, deletes, in any order across objects, relists, snapshots taken in
  * between) leaves the incremental {@link ClusterState} equal to a state built from scratch from the objects that
  * remain: nodes, pods, PodGroups, gang members, GPU accounting, warnings, fabric, networks and the pool ledger's
- * view (docs/adr/0007).
+ * view (docs/adr/0008).
  */
 class ClusterStatePropertyTest {
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC);

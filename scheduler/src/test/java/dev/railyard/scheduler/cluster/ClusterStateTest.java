@@ -18,7 +18,7 @@ import static dev.railyard.scheduler.cluster.ClusterFixtures.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The incremental state's sharing rules (docs/adr/0007): a snapshot after one pod change shares every untouched
+ * The incremental state's sharing rules (docs/adr/0008): a snapshot after one pod change shares every untouched
  * record with the one before, by identity; an update that changes nothing Railyard reads makes no new snapshot.
  */
 class ClusterStateTest {
