@@ -4,9 +4,7 @@ import dev.railyard.e2e.FixtureMachines;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 
 /**
  * What the benchmark cluster holds, decided before anything is created (deterministic for a seed): N GPU nodes in
@@ -45,10 +43,8 @@ public record ClusterLayout(int nodes, int podsPerNode, int gangSize, long seed)
     /** Name of the pending kube-scheduler pod. */
     public static final String KUBE_POD = "bench-kube-0";
 
-    /** DGX H100 as the demo models it (case-01: NIC columns are mlx5_0..7; mlx5_0..3 carry lan2..lan5). */
-    public static final FixtureMachines.Machine DGX = new FixtureMachines.Machine("case-01-dgx-h100-8gpu-8nic-1to1.txt",
-            Map.of(), Map.of("mlx5_0", "lan2", "mlx5_1", "lan3", "mlx5_2", "lan4", "mlx5_3", "lan5", "mlx5_4", "lan6",
-            "mlx5_5", "lan7", "mlx5_6", "lan8", "mlx5_7", "lan9"), Set.of());
+    /** DGX H100 as the demo models it (case-01: GPU i PIX to mlx5_i; mlx5_0..3 carry lan2..lan5). */
+    public static final FixtureMachines.Machine DGX = FixtureMachines.DGX_H100;
 
     /** DaemonSets of a GPU node: namespace and name, in the order they are kept when fewer are asked for. */
     public static final List<String[]> DAEMONSETS = List.of(
