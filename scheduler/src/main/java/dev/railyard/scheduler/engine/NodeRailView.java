@@ -167,7 +167,7 @@ public final class NodeRailView {
         int freeCap = 0;
         for (int i = 0; i < n; i++) {
             GpuHcaPair own = rails.home.get(rails.gpus[i]);
-            capable[i] = limit == null || (own != null && own.distance().isAtMost(limit));
+            capable[i] = limit == null || (own != null && own.distance().allowedUnder(limit));
             if (capable[i]) {
                 groupSize[rails.group[i]]++;
             }
@@ -212,7 +212,7 @@ public final class NodeRailView {
             if (b != null) {
                 binding[i] = b;
                 boundPerRail[b.rail()]++;
-                eligible[i] = limit == null || b.distance().isAtMost(limit);
+                eligible[i] = limit == null || b.distance().allowedUnder(limit);
             }
         }
         freeGpus = free;
