@@ -103,7 +103,7 @@ public final class SysfsTopologyParser implements TopologyParser {
                     return new NodeTopologySpec(spec.source(), spec.complete(),
                             spec.warnings().stream().map(w -> inArchive(w, root, input)).toList(), spec.gpus(),
                             spec.hcas(), spec.pcieBridges(), spec.numaNodes(), spec.distances(), spec.pairs(),
-                            spec.excluded());
+                            spec.excluded(), spec.locality());
                 } catch (InputException e) {
                     throw new InputException(inArchive(e.getMessage(), root, input), e);
                 }
