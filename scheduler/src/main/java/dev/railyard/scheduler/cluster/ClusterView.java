@@ -23,6 +23,7 @@ import dev.railyard.topology.fabric.FabricLabelKeys;
 import dev.railyard.topology.fabric.FabricModel;
 import dev.railyard.topology.fabric.HyperNodeFabric;
 import dev.railyard.topology.fabric.NodeLabelFabric;
+import dev.railyard.topology.fabric.NvlinkDomains;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 
 import java.util.ArrayList;
@@ -106,9 +107,9 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
         Converted<Map<String, PodGroup>> coscheduling = CoschedulingObjectConverter.podGroups(objects);
         warnings.addAll(coscheduling.warnings());
         FabricModel model = fabric;
+        Map<String, Map<String, String>> labels = new TreeMap<>();
+        nodes.value().nodes().forEach(n -> labels.put(n.name(), n.labels()));
         if (model == null) {
-            Map<String, Map<String, String>> labels = new TreeMap<>();
-            nodes.value().nodes().forEach(n -> labels.put(n.name(), n.labels()));
             Converted<List<HyperNode>> hyper = VolcanoObjectConverter.hyperNodes(objects);
             warnings.addAll(hyper.warnings());
             if (!hyper.value().isEmpty()) {
@@ -122,6 +123,7 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
                 model = NodeLabelFabric.build(labels, FabricLabelKeys.defaults());
             }
         }
+        model = NvlinkDomains.overlay(model, labels);  // clique labels hold whatever the switch fabric's source
         List<SecondaryNetwork> networks = networks(objects, pools, warnings);
         ClusterSnapshot snapshot = new ClusterSnapshot(nodes.value().nodes(), networks, model, pools);
         return new ClusterView(objects, snapshot, groups.value(), coscheduling.value(), pods,

@@ -361,9 +361,10 @@ public final class GangPlanner {
                             fixed);
                     if (result instanceof Candidate cand) {
                         List<String> planNotices = new ArrayList<>(notices);
-                        if (cand.boundTier() > scopeLimit) {
+                        int boundTier = cand.tree().tierOf(cand.boundTier());
+                        if (boundTier > scopeLimit) {
                             planNotices.add("the members already bound span a " + snapshot.fabric()
-                                    .tierName(cand.boundTier()) + " domain (tier " + cand.boundTier()
+                                    .tierName(boundTier) + " domain (tier " + boundTier
                                     + "), more than the fabric scope " + scope + " allows: the other pods were kept "
                                     + "inside that domain");
                         }
@@ -789,6 +790,7 @@ public final class GangPlanner {
         }
         int[] rails = railSet.stream().mapToInt(Integer::intValue).toArray();
         DomainTree tree = trees.computeIfAbsent(Arrays.toString(rails), k -> DomainTree.of(snapshot, rails));
+        int levelLimit = tree.levelOf(scopeLimit);  // scope is a switch tier; an NVLink level lies inside tier 1
         // bound members: the one domain per level that holds them all (-2: none at that level), their hops
         int[] boundItem = null;
         long[] boundHops = null;
@@ -817,13 +819,13 @@ public final class GangPlanner {
                     while (item[t][i] != item[t][b]) {
                         t++;
                     }
-                    boundHops[i] += FabricModel.hopsForTier(t);
+                    boundHops[i] += tree.hops(t);
                 }
             }
-            if (!probe && scopeLimit != Integer.MAX_VALUE) {
+            if (!probe && levelLimit != Integer.MAX_VALUE) {
                 // the bound members are where they are: a scope they already exceed cannot hold, keep the rest
                 // inside their domain instead
-                scopeLimit = Math.max(scopeLimit, boundTier);
+                levelLimit = Math.max(levelLimit, boundTier);
             }
         }
         // lower bound on the tier: the lowest level with a domain whose nodes can host every class's pods
@@ -831,7 +833,7 @@ public final class GangPlanner {
         if (lowest > bestTier) {
             return null;
         }
-        if (probe && lowest > scopeLimit) {
+        if (probe && lowest > levelLimit) {
             return new Failure(List.of(), null, 0);
         }
         long[][] domainFree = tree.freeGpus(nodeFree);
@@ -843,7 +845,7 @@ public final class GangPlanner {
             gangGpus += (long) pc.count() * pc.template.gpus();
         }
         for (int i = 0; i < n; i++) {
-            level[i] = scopeLimit == 0 && !hostsAll(classes, views, combo, i) ? Table.EMPTY
+            level[i] = levelLimit == 0 && !hostsAll(classes, views, combo, i) ? Table.EMPTY
                     : nodeTable(st, classes, views, combo, i, boundHops == null ? 0 : boundHops[i]);
         }
         Table[][] tables = new Table[tree.top + 1][];
@@ -855,7 +857,7 @@ public final class GangPlanner {
             if (t > 0) {
                 int size = tree.size(t);
                 Table[] next = new Table[size];
-                long w = FabricModel.hopsForTier(t);
+                long w = tree.hops(t);
                 for (int d = 0; d < size; d++) {
                     next[d] = merge(st, tables[t - 1], tree.children[t][d], w, null);
                 }
@@ -884,13 +886,13 @@ public final class GangPlanner {
                     bestCost = cost;
                 }
             }
-            if (bestD < 0 && probe && t >= scopeLimit) {
+            if (bestD < 0 && probe && t >= levelLimit) {
                 return new Failure(List.of(), null, 0);
             }
             if (bestD >= 0) {
-                if (t > scopeLimit) {
+                if (t > levelLimit) {
                     return new Failure(List.of(new Reason(ReasonCode.SCOPE_TOO_SMALL, "fabric scope too small",
-                            "the gang fits in one " + fabric.tierName(t) + " domain (tier " + t
+                            "the gang fits in one " + tree.levelName(fabric, t) + " domain (tier " + tree.tierOf(t)
                                     + ") at the smallest" + (fixed.isEmpty() ? "" : " with its bound members")
                                     + ", its scope allows " + fabric.tierName(scopeLimit)
                                     + " (tier " + scopeLimit + ")" + railNote(combo))), null, 0);
@@ -1298,7 +1300,8 @@ public final class GangPlanner {
                 + String.join(", ", nodes) + ": " + what));
         String domain = cand.level() == 0 ? cand.tree().names[0][cand.domain()]
                 : cand.tree().names[cand.level()][cand.domain()];
-        return new GangPlan(gang.key(), Arrays.asList(pods), cand.level(), domain, cand.cost(), all, gang.bound());
+        return new GangPlan(gang.key(), Arrays.asList(pods), cand.tree().tierOf(cand.level()), domain, cand.cost(), all,
+                gang.bound());
     }
 
     /**

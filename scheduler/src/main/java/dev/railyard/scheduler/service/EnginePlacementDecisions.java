@@ -350,6 +350,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (ns.topology() == null) {
             return "node " + node + " has no NodeTopology";
         }
+        if (!ns.topology().locality().determined()) {
+            return "node " + node + ": its topology source cannot tell GPU-HCA locality (" + ns.topology().locality()
+                    .reason() + ")";
+        }
         return null;
     }
 

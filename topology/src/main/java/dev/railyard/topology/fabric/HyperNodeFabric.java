@@ -22,7 +22,9 @@ import java.util.regex.PatternSyntaxException;
  * <p>Volcano requires a strict tree; this model also accepts a HyperNode listed under two parents (both become
  * uplinks). A node selected by two HyperNodes of its lowest tier is attached to the first by name, with a notice.
  * HyperNode tiers start at 1 in Volcano's examples; when the lowest tier is 0 every tier is shifted up by one and
- * {@link FabricModel#fromVolcanoTier(int)} maps {@code highestTierAllowed} accordingly.
+ * {@link FabricModel#fromVolcanoTier(int)} maps {@code highestTierAllowed} accordingly. NVLink domains: a node's
+ * {@value NvlinkDomains#CLIQUE_LABEL} label, else a HyperNode selecting nodes by that label ({@link NvlinkDomains});
+ * such a HyperNode also stays a switch domain at its tier, as Volcano sees it.
  */
 public final class HyperNodeFabric {
     private HyperNodeFabric() {
@@ -121,6 +123,7 @@ public final class HyperNodeFabric {
                 b.attachAllRails(node, home.name());
             }
         }
+        nvlinkDomains(b, sorted, patterns, nodeLabels);
         if (!ambiguous.isEmpty()) {
             b.notice("nodes selected by two HyperNodes of the same tier, attached to the first: "
                     + String.join(", ", ambiguous));
@@ -129,6 +132,27 @@ public final class HyperNodeFabric {
             b.notice("HyperNode tiers start at 0; Railyard counts them from 1 (tier t is shown as t+1)");
         }
         return b.build();
+    }
+
+    /**
+     * NVLink domains: a node's {@value NvlinkDomains#CLIQUE_LABEL} value, else the name of a HyperNode that selects
+     * it by that label (a HyperNode standing for an NVL72 rack).
+     */
+    private static void nvlinkDomains(FabricModel.Builder b, List<HyperNode> sorted,
+                                      Map<HyperNode, List<Pattern>> patterns,
+                                      Map<String, Map<String, String>> nodeLabels) {
+        NvlinkDomains.fromLabels(nodeLabels).forEach(b::nvlinkDomain);
+        for (HyperNode h : sorted) {
+            if (!NvlinkDomains.carriesClique(h)) {
+                continue;
+            }
+            for (var e : new TreeMap<>(nodeLabels).entrySet()) {
+                Map<String, String> labels = e.getValue() == null ? Map.of() : e.getValue();
+                if (selects(h, patterns.get(h), e.getKey(), labels)) {
+                    b.nvlinkDomain(e.getKey(), h.name());
+                }
+            }
+        }
     }
 
     private static void checkSelector(HyperNode h, HyperNode.Member m) {
