@@ -94,17 +94,18 @@ public record PlacementHint(@JsonProperty("version") int version,
      * id>}, or a HyperNode carrying it) and who else of the gang is in it. Ranks in one domain exchange data over
      * NVLink through the NVLink switches (NCCL's multi-node NVLink, given an IMEX domain), not over RDMA.
      *
-     * <p>JSON example: {@code {"domain":"a3d1...-9c.7","ranks":[0,1,2,3],"gangRanksInDomain":4}}
+     * <p>JSON example: {@code {"domain":"8d2c6f0e-...-7a1b.32766","ranks":[0,1,2,3],"peers":4}}
      *
      * @param domain the NVLink domain
      * @param ranks  ranks of the gang on nodes of that domain, this pod's included, ascending; empty when the ranks
      *               are not known (a hint written outside the gang plan, or {@code rank-order: none})
-     * @param peers  pods of the gang in that domain, this pod included
+     * @param peers  pods of the gang in that domain, this pod included; null, and absent from the JSON, when not
+     *               known (a hint written outside the gang plan)
      */
     @JsonPropertyOrder({"domain", "ranks", "peers"})
     public record NvlinkPeers(@JsonProperty("domain") String domain,
                               @JsonProperty("ranks") List<Integer> ranks,
-                              @JsonProperty("peers") int peers) {
+                              @JsonProperty("peers") @JsonInclude(JsonInclude.Include.NON_NULL) Integer peers) {
         public NvlinkPeers {
             ranks = ranks == null ? List.of() : List.copyOf(ranks);
         }

@@ -71,6 +71,39 @@ class NvlinkDomainPlanTest {
     }
 
     @Test
+    void hintsSayWhichRanksTalkOverNvlinkAndAskForGpuDirectOverC2c() {
+        // the 4-pod plan of the next test: n0, n2, n4 (domain A) and one more tray; ranks follow the domain tree,
+        // so the three pods in A hold three consecutive ranks
+        ClusterSnapshot snap = cluster("uuid-a.1", "uuid-b.2", "uuid-a.1", "uuid-b.2", "uuid-a.1", "uuid-c.3");
+        GangPlan plan = planner.plan(snap, gang("big", 4, 4, PlacementPolicy.defaults())).plan();
+        List<Integer> ranksInA = plan.pods().stream()
+                .filter(p -> "uuid-a.1".equals(snap.fabric().nvlinkDomain(p.node()))).map(PlannedPod::rank).sorted()
+                .toList();
+        assertThat(ranksInA).hasSize(3);
+
+        PlannedPod inA = plan.pods().stream().filter(p -> p.node().equals("n0")).findFirst().orElseThrow();
+        dev.railyard.api.hints.PlacementHint h = dev.railyard.scheduler.hints.PlacementHints.hint(snap, plan, inA,
+                gang("big", 4, 4, PlacementPolicy.defaults()).pods().get(inA.index()));
+        assertThat(h.nvlink()).isEqualTo(new dev.railyard.api.hints.PlacementHint.NvlinkPeers("uuid-a.1",
+                ranksInA, 3));
+        // every GPU pairs at P2C: GPUDirect over C2C, no GDR level
+        assertThat(h.nccl().netGdrC2c()).isEqualTo("1");
+        assertThat(h.nccl().netGdrLevel()).isNull();
+        Map<String, String> a = dev.railyard.scheduler.hints.PlacementHints.annotations(h);
+        assertThat(a).containsEntry("railyard.dev/nvlink-domain", "uuid-a.1")
+                .containsEntry("railyard.dev/nccl-net-gdr-c2c", "1");
+
+        // the pod alone in its domain gets the domain but no flat annotation (nobody to talk to over NVLink)
+        PlannedPod alone = plan.pods().stream().filter(p -> !"uuid-a.1".equals(snap.fabric().nvlinkDomain(p.node())))
+                .findFirst().orElseThrow();
+        dev.railyard.api.hints.PlacementHint lone = dev.railyard.scheduler.hints.PlacementHints.hint(snap, plan,
+                alone, gang("big", 4, 4, PlacementPolicy.defaults()).pods().get(alone.index()));
+        assertThat(lone.nvlink().peers()).isEqualTo(1);
+        assertThat(dev.railyard.scheduler.hints.PlacementHints.annotations(lone))
+                .doesNotContainKey("railyard.dev/nvlink-domain");
+    }
+
+    @Test
     void aGangLargerThanAnyDomainCrossesTheFewestDomainBoundaries() {
         // A = n0, n2, n4 (3 trays), B = n1, n3 (2), C = n5 (1); 4 pods x 4 GPUs fit in no domain. Pod pairs on
         // different domains cross the leaf (1 hop each), pairs in one domain none: A(3)+B(1) or A(3)+C(1) cost

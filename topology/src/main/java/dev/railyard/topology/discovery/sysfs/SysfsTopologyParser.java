@@ -168,29 +168,9 @@ public final class SysfsTopologyParser implements TopologyParser {
             List<NumaNode> numaNodes = readNumaNodes();
             Integer onlyNuma = numaNodes.size() == 1 ? numaNodes.getFirst().id() : null;
 
-            Map<PciBusId, String> gpuEntries = findGpus();
-            List<PciBusId> gpuIds = List.copyOf(gpuEntries.keySet());
             List<Gpu> gpus = new ArrayList<>();
             Map<Integer, PciePath> gpuPaths = new LinkedHashMap<>();
-            Set<Integer> c2cGpus = new TreeSet<>();
-            boolean coherentHost = coherentGpuMemoryHost(numaNodes);
-            for (int index = 0; index < gpuIds.size(); index++) {
-                PciBusId id = gpuIds.get(index);
-                Optional<Located> located = locate("bus/pci/devices/" + gpuEntries.get(id), "GPU" + index);
-                Integer numa = located.map(l -> l.function().numaNode()).orElse(null);
-                String parent = located.map(l -> l.path().parent()).orElse(null);
-                boolean c2c = coherentHost && located.isPresent() && located.get().path().bridges().size() <= 1
-                        && numaNodes.stream().anyMatch(n -> n.id() == (numa == null ? -1 : numa) && n.cpus() != null);
-                if (c2c) {
-                    c2cGpus.add(index);
-                }
-                gpus.add(new Gpu(index, null, id.toString(), numa, null, List.of(), parent, coherentHost ? c2c : null));
-                final int gpuIndex = index;
-                located.ifPresent(l -> gpuPaths.put(gpuIndex, withNuma(l.path(), onlyNuma)));
-            }
-            if (gpuIds.isEmpty()) {
-                notes.add(tree.pathOf("bus/pci/devices") + ": no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302)");
-            }
+            Set<Integer> c2cGpus = readGpus(numaNodes, onlyNuma, gpus, gpuPaths);
 
             List<String> hcaNames = new ArrayList<>(tree.list("class/infiniband"));
             hcaNames.sort(HcaNameOrder.INSTANCE);
@@ -244,16 +224,7 @@ public final class SysfsTopologyParser implements TopologyParser {
                         path == null ? null : path.parent()));
             }
 
-            List<GpuHcaDistance> distances = new ArrayList<>();
-            for (Map.Entry<Integer, PciePath> gpu : gpuPaths.entrySet()) {
-                for (Map.Entry<String, PciePath> hca : hcaPaths.entrySet()) {
-                    PcieDistance d = PcieDistanceClassifier.classify(gpu.getValue(), hca.getValue());
-                    if (c2cGpus.contains(gpu.getKey()) && d != PcieDistance.SYS && !d.isAtMost(PcieDistance.PXB)) {
-                        d = PcieDistance.P2C;  // GPU over C2C to its CPU, HCA on a root port of that CPU
-                    }
-                    distances.add(new GpuHcaDistance(gpu.getKey(), hca.getKey(), d));
-                }
-            }
+            List<GpuHcaDistance> distances = distances(gpuPaths, hcaPaths, c2cGpus);
 
             List<PcieBridge> bridgeList = bridges.values().stream()
                     .map(b -> b.kind() == PcieBridge.Kind.HOST_BRIDGE
@@ -265,6 +236,55 @@ public final class SysfsTopologyParser implements TopologyParser {
             NodeTopologySpec spec = new NodeTopologySpec(DiscoverySource.SYSFS, complete, warnings, gpus, hcas,
                     bridgeList, numaNodes, distances, List.of(), List.of());
             return new SysfsDiscovery(spec, List.copyOf(functions.values()), gids);
+        }
+
+        /** Every GPU–HCA class; P2C for a C2C GPU and an HCA of its NUMA node that shares no switch with it. */
+        private static List<GpuHcaDistance> distances(Map<Integer, PciePath> gpuPaths, Map<String, PciePath> hcaPaths,
+                                                      Set<Integer> c2cGpus) {
+            List<GpuHcaDistance> distances = new ArrayList<>();
+            for (Map.Entry<Integer, PciePath> gpu : gpuPaths.entrySet()) {
+                for (Map.Entry<String, PciePath> hca : hcaPaths.entrySet()) {
+                    PcieDistance d = PcieDistanceClassifier.classify(gpu.getValue(), hca.getValue());
+                    if (c2cGpus.contains(gpu.getKey()) && d != PcieDistance.SYS && !d.isAtMost(PcieDistance.PXB)) {
+                        d = PcieDistance.P2C;  // GPU over C2C to its CPU, HCA on a root port of that CPU
+                    }
+                    distances.add(new GpuHcaDistance(gpu.getKey(), hca.getKey(), d));
+                }
+            }
+            return distances;
+        }
+
+        /**
+         * Reads the GPUs into {@code gpus} and their places into {@code gpuPaths}.
+         *
+         * @return indices of the GPUs attached over NVLink-C2C ({@link #coherentGpuMemoryHost}: alone on a root
+         *         port, on a NUMA node with CPUs)
+         */
+        private Set<Integer> readGpus(List<NumaNode> numaNodes, Integer onlyNuma, List<Gpu> gpus,
+                                      Map<Integer, PciePath> gpuPaths) {
+            Map<PciBusId, String> gpuEntries = findGpus();
+            List<PciBusId> gpuIds = List.copyOf(gpuEntries.keySet());
+            Set<Integer> c2cGpus = new TreeSet<>();
+            boolean coherentHost = coherentGpuMemoryHost(numaNodes);
+            for (int index = 0; index < gpuIds.size(); index++) {
+                PciBusId id = gpuIds.get(index);
+                Optional<Located> located = locate("bus/pci/devices/" + gpuEntries.get(id), "GPU" + index);
+                Integer numa = located.map(l -> l.function().numaNode()).orElse(null);
+                String parent = located.map(l -> l.path().parent()).orElse(null);
+                boolean c2c = coherentHost && located.isPresent() && located.get().path().bridges().size() <= 1
+                        && numaNodes.stream().anyMatch(n -> n.cpus() != null && n.id() == (numa == null ? -1 : numa));
+                if (c2c) {
+                    c2cGpus.add(index);
+                }
+                gpus.add(new Gpu(index, null, id.toString(), numa, null, List.of(), parent,
+                        coherentHost ? c2c : null));
+                final int gpuIndex = index;
+                located.ifPresent(l -> gpuPaths.put(gpuIndex, withNuma(l.path(), onlyNuma)));
+            }
+            if (gpuIds.isEmpty()) {
+                notes.add(tree.pathOf("bus/pci/devices") + ": no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302)");
+            }
+            return c2cGpus;
         }
 
         /**
