@@ -112,7 +112,7 @@ class RailyardKubeSchedulerIT {
                 .list().getItems().stream().filter(e -> "rdma-test-master-0".equals(e.getInvolvedObject().getName())
                         && "Scheduled".equals(e.getReason())).findFirst(), Optional::isPresent).orElseThrow();
         assertThat(scheduled.getMessage()).isEqualTo("Successfully assigned prod/rdma-test-master-0 to " + node);
-        // nodeCacheCapable: the filter body names nodes and carries no Node objects (wire-formats.md §2).
+        // nodeCacheCapable: the filter body names nodes and carries no Node objects (docs/formats/kube-extender.md).
         JsonNode filter = SeedCluster.json(PROXY.recent("/kube/filter").getFirst().requestText());
         assertThat(filter.path("NodeNames").isArray()).isTrue();
         assertThat(filter.path("Nodes").isNull() || filter.path("Nodes").isMissingNode()).isTrue();
@@ -171,7 +171,7 @@ class RailyardKubeSchedulerIT {
         PROXY.backend(RAILYARD[0].start());
 
         List<String> withTopology = SeedCluster.NODES.stream().filter(n -> n.machine().isPresent())
-                .map(SeedCluster.FakeNode::name).toList();
+                .map(ClusterShape.Node::name).toList();
         client.resource(gangPod("kg-2", withTopology)).create();
         client.resource(gangPod("kg-3", withTopology)).create();
         JsonNode h2 = awaitBoundWithHint("kg-2");

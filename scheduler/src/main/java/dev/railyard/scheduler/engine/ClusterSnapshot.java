@@ -9,6 +9,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The cluster as one scheduling cycle sees it, taken once and immutable while the cycle runs: nodes (sorted by
@@ -98,6 +101,25 @@ public final class ClusterSnapshot {
     /** @return the address pools, or null when unknown */
     public AddressPools pools() {
         return pools;
+    }
+
+    /**
+     * @param gang a gang
+     * @param plan its plan
+     * @return this snapshot with the plan's GPUs and RDMA resource slots taken on its nodes (addresses are the pool
+     *         ledger's to hold)
+     */
+    public ClusterSnapshot taking(GangRequest gang, GangPlan plan) {
+        Map<String, Set<Integer>> gpus = new TreeMap<>();
+        Map<String, Map<String, Long>> slots = new TreeMap<>();
+        for (PlannedPod p : plan.pods()) {
+            gpus.computeIfAbsent(p.node(), k -> new TreeSet<>()).addAll(p.gpuIndices());
+            gang.pods().get(p.index()).rdmaResources().forEach((r, v) -> slots
+                    .computeIfAbsent(p.node(), k -> new TreeMap<>()).merge(r, v, Long::sum));
+        }
+        List<NodeState> changed = new ArrayList<>();
+        gpus.forEach((n, g) -> changed.add(node(n).withAllocated(g, slots.getOrDefault(n, Map.of()))));
+        return withNodes(changed);
     }
 
     /** @return a snapshot with some nodes replaced (same networks, fabric and pools) */

@@ -185,6 +185,7 @@ public final class GangPlanner {
     private Prepared prepare(ClusterSnapshot snapshot, GangRequest gang) {
         List<PodClass> classes = PodClass.of(gang);
         List<String> notices = new ArrayList<>(snapshot.fabric().notices());
+        notices.addAll(gang.policy().warnings());
         KeptMembers kept = KeptMembers.of(snapshot, gang);
         notices.addAll(kept.notices());
         for (PodClass c : classes) {

@@ -18,8 +18,8 @@ import java.util.Objects;
  * kube-scheduler's bind verb, done by Railyard: {@code POST /api/v1/namespaces/<ns>/pods/<name>/binding} with a
  * {@code v1 Binding} whose annotations carry the placement hints. The API server copies a Binding's annotations
  * onto the pod in the same storage write that sets {@code spec.nodeName} (kubernetes {@code BindingREST} →
- * {@code setPodHostAndAnnotations}, wire-formats §3.1), so the hints are in the very pod version that first shows
- * the node. This is the same subresource kube-scheduler's DefaultBinder and Volcano post to, so a
+ * {@code setPodHostAndAnnotations}, docs/formats/binding.md §1), so the hints are in the very pod version that
+ * first shows the node. This is the same subresource kube-scheduler's DefaultBinder and Volcano post to, so a
  * {@code pods/binding} webhook (for example {@link BindingHintWebhook}) sees it too.
  *
  * <p>Hints: the annotations the protocol port passes in are used as they are when they already hold
