@@ -43,23 +43,8 @@ public final class HyperNodeFabric {
         if (hyperNodes.isEmpty()) {
             return b.build();
         }
-        Map<String, HyperNode> byName = new LinkedHashMap<>();
-        int minTier = Integer.MAX_VALUE;
-        for (HyperNode h : hyperNodes) {
-            if (h.name() == null || h.name().isBlank()) {
-                throw new InputException("a HyperNode has no name");
-            }
-            if (byName.put(h.name(), h) != null) {
-                throw new InputException("HyperNode " + h.name() + " is defined twice");
-            }
-            if (h.tier() < 0) {
-                throw new InputException("HyperNode " + h.name() + ": tier " + h.tier() + " is negative");
-            }
-            if (h.members().isEmpty()) {
-                throw new InputException("HyperNode " + h.name() + " has no members");
-            }
-            minTier = Math.min(minTier, h.tier());
-        }
+        Map<String, HyperNode> byName = byName(hyperNodes);
+        int minTier = byName.values().stream().mapToInt(HyperNode::tier).min().orElseThrow();
         int offset = minTier == 0 ? 1 : 0;
         b.volcanoTierOffset(offset);
         List<HyperNode> sorted = new ArrayList<>(byName.values());
@@ -87,21 +72,7 @@ public final class HyperNodeFabric {
                 }
             }
         }
-        Map<HyperNode, List<Pattern>> patterns = new HashMap<>();
-        for (HyperNode h : sorted) {
-            List<Pattern> ps = new ArrayList<>();
-            for (HyperNode.Member m : h.members()) {
-                if (m.type() == HyperNode.MemberType.NODE && m.selector().regexMatch() != null) {
-                    try {
-                        ps.add(Pattern.compile(m.selector().regexMatch()));
-                    } catch (PatternSyntaxException e) {
-                        throw new InputException("HyperNode " + h.name() + ": regexMatch '"
-                                + m.selector().regexMatch() + "' does not compile: " + e.getDescription());
-                    }
-                }
-            }
-            patterns.put(h, ps);
-        }
+        Map<HyperNode, List<Pattern>> patterns = compilePatterns(sorted);
         List<String> ambiguous = new ArrayList<>();
         for (var e : new TreeMap<>(nodeLabels).entrySet()) {
             String node = e.getKey();
@@ -132,6 +103,46 @@ public final class HyperNodeFabric {
             b.notice("HyperNode tiers start at 0; Railyard counts them from 1 (tier t is shown as t+1)");
         }
         return b.build();
+    }
+
+    /** @return the HyperNodes by name, checked: named, once each, tier ≥ 0, with members */
+    private static Map<String, HyperNode> byName(List<HyperNode> hyperNodes) {
+        Map<String, HyperNode> byName = new LinkedHashMap<>();
+        for (HyperNode h : hyperNodes) {
+            if (h.name() == null || h.name().isBlank()) {
+                throw new InputException("a HyperNode has no name");
+            }
+            if (byName.put(h.name(), h) != null) {
+                throw new InputException("HyperNode " + h.name() + " is defined twice");
+            }
+            if (h.tier() < 0) {
+                throw new InputException("HyperNode " + h.name() + ": tier " + h.tier() + " is negative");
+            }
+            if (h.members().isEmpty()) {
+                throw new InputException("HyperNode " + h.name() + " has no members");
+            }
+        }
+        return byName;
+    }
+
+    /** @return each HyperNode's compiled node {@code regexMatch} selectors */
+    private static Map<HyperNode, List<Pattern>> compilePatterns(List<HyperNode> sorted) {
+        Map<HyperNode, List<Pattern>> patterns = new HashMap<>();
+        for (HyperNode h : sorted) {
+            List<Pattern> ps = new ArrayList<>();
+            for (HyperNode.Member m : h.members()) {
+                if (m.type() == HyperNode.MemberType.NODE && m.selector().regexMatch() != null) {
+                    try {
+                        ps.add(Pattern.compile(m.selector().regexMatch()));
+                    } catch (PatternSyntaxException e) {
+                        throw new InputException("HyperNode " + h.name() + ": regexMatch '"
+                                + m.selector().regexMatch() + "' does not compile: " + e.getDescription());
+                    }
+                }
+            }
+            patterns.put(h, ps);
+        }
+        return patterns;
     }
 
     /**
