@@ -10,8 +10,11 @@ import dev.railyard.api.topology.NodeTopologySpec;
 import dev.railyard.api.topology.PcieDistance;
 import dev.railyard.topology.discovery.TopologyFormat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -46,6 +49,44 @@ class HardwareFixturePairingTest {
         assertThat(node.complete()).isFalse();
         assertWarnings(node, ":9:44: row GPU3 ends after 5 of 10 cells", "no row for NIC0",
                 "pairing: not paired: GPU0, GPU1, GPU2 reach the CPU over NVLink-C2C");
+    }
+
+    @Test
+    void gb200MatrixWithNodeCellsPairsEachGpuWithANicOfItsOwnGraceAtP2c(@TempDir Path dir) throws IOException {
+        // Hand-edited from the sglang#11208 matrix (not a real output: public GB200 matrices are all SYS): GPU3's row
+        // completed like GPU2's with GPU NUMA ID 26, and NODE where a NIC is on the GPU's own Grace (NIC0/NIC1 on
+        // CPU node 0 with GPU0/GPU1, NIC2/NIC3 on node 1 with GPU2/GPU3); NIC4/NIC5 SYS to every GPU. A C2C GPU's
+        // NODE cell is NCCL's P2C (docs/formats/nvidia-smi-topo.md), so each GPU takes a NIC of its socket, and the
+        // two NICs with no GPU nearer than SYS, fewer than the GPUs, are excluded as front-end ports.
+        String text = """
+                        GPU0    GPU1    GPU2    GPU3    NIC0    NIC1    NIC2    NIC3    NIC4    NIC5    CPU Affinity    NUMA Affinity   GPU NUMA ID
+                GPU0     X      NV18    NV18    NV18    NODE    NODE    SYS     SYS     SYS     SYS     0-71    0,3-9,11-17             2
+                GPU1    NV18     X      NV18    NV18    NODE    NODE    SYS     SYS     SYS     SYS     0-71    0,3-9,11-17             10
+                GPU2    NV18    NV18     X      NV18    SYS     SYS     NODE    NODE    SYS     SYS     72-143  1,19-25,27-33           18
+                GPU3    NV18    NV18    NV18     X      SYS     SYS     NODE    NODE    SYS     SYS     72-143  1,19-25,27-33           26
+
+                NIC Legend:
+
+                  NIC0: mlx5_0
+                  NIC1: mlx5_1
+                  NIC2: mlx5_2
+                  NIC3: mlx5_3
+                  NIC4: mlx5_4
+                  NIC5: mlx5_5
+                """;
+        Path file = Files.writeString(dir.resolve("gb200-node.txt"), text);
+        NodeTopologySpec node = new TopologyReader().read(file, TopologyFormat.AUTO);
+
+        assertThat(node.distances()).filteredOn(d -> d.gpu() == 0).extracting(GpuHcaDistance::distance)
+                .containsExactly(PcieDistance.P2C, PcieDistance.P2C, PcieDistance.SYS, PcieDistance.SYS,
+                        PcieDistance.SYS, PcieDistance.SYS);
+        assertThat(node.pairs()).containsExactlyElementsOf(pairs("0 mlx5_0 P2C 0", "1 mlx5_1 P2C 1",
+                "2 mlx5_2 P2C 2", "3 mlx5_3 P2C 3"));
+        assertThat(node.excluded()).extracting(ExcludedHca::hca).containsExactly("mlx5_4", "mlx5_5");
+        assertThat(node.locality().basis()).isEqualTo(Locality.Basis.NUMA);
+        // the NIC rows are left out of the text: known only from the GPU rows, which the reader says
+        assertThat(node.complete()).isFalse();
+        assertWarnings(node, "no row for NIC0");
     }
 
     @Test

@@ -57,6 +57,7 @@ final class MatrixModel {
         String[] hcaNames = hcaNames(hcaCols, lastRowIdx + 1, nextHeader);
         PcieDistance[][] dist = distances(gpuCols, hcaCols, hcaNames);
         Affinity affinity = affinity(header, gpuCols);
+        c2cCells(dist, affinity.c2c());
         Map<String, HcaPortListing.Device> portsByHca = portsByHca(hcaCols, hcaNames, p.hcaNamesFromLegend);
         List<Gpu> gpus = gpus(gpuCols, affinity);
         List<Hca> hcas = new ArrayList<>();
@@ -163,6 +164,20 @@ final class MatrixModel {
         }
         gpus.sort(Comparator.comparingInt(Gpu::index));
         return gpus;
+    }
+
+    /**
+     * A C2C-attached GPU's PHB or NODE cell is a NIC of its own CPU: NCCL's P2C (docs/formats/nvidia-smi-topo.md,
+     * nccl-topology.md), as the sysfs and NCCL XML readers classify it.
+     */
+    private static void c2cCells(PcieDistance[][] dist, Boolean[] c2c) {
+        for (int gi = 0; gi < dist.length; gi++) {
+            for (int hi = 0; Boolean.TRUE.equals(c2c[gi]) && hi < dist[gi].length; hi++) {
+                if (dist[gi][hi] == PcieDistance.PHB || dist[gi][hi] == PcieDistance.NODE) {
+                    dist[gi][hi] = PcieDistance.P2C;
+                }
+            }
+        }
     }
 
     private static List<GpuHcaDistance> distanceList(List<Column> gpuCols, String[] hcaNames,
