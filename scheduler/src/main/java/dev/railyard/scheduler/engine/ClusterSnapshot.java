@@ -56,6 +56,43 @@ public final class ClusterSnapshot {
         this.pools = pools;
     }
 
+    /**
+     * A snapshot from nodes already sorted by name and indexed, as the incremental cluster state keeps them: no sort,
+     * no index built, so making it costs one list wrapper and the networks map (docs/adr/0008).
+     *
+     * @param sorted   the nodes sorted by name, unique; the array is owned by the snapshot from now on
+     * @param index    node name → position in {@code sorted}; immutable, may be shared between snapshots
+     * @param names    node names in {@code sorted} order; immutable, may be shared
+     * @param networks secondary networks
+     * @param fabric   the fabric; {@link FabricModel#empty()} when unknown
+     * @param pools    address pools, or null
+     * @return the snapshot
+     */
+    public static ClusterSnapshot sorted(NodeState[] sorted, Map<String, Integer> index, List<String> names,
+                                         List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
+        return new ClusterSnapshot(sorted, index, names, networks, fabric, pools);
+    }
+
+    private ClusterSnapshot(NodeState[] sorted, Map<String, Integer> index, List<String> names,
+                            List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
+        this(Collections.unmodifiableList(java.util.Arrays.asList(sorted)), index, names, networks, fabric, pools);
+    }
+
+    private ClusterSnapshot(List<NodeState> nodes, Map<String, Integer> index, List<String> names,
+                            List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
+        this.nodes = nodes;
+        this.index = index;
+        this.nodeNames = names;
+        this.nodeNamesHash = names.hashCode();
+        Map<String, SecondaryNetwork> nets = new HashMap<>();
+        for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
+            nets.put(n.key(), n);
+        }
+        this.networks = Collections.unmodifiableMap(nets);
+        this.fabric = fabric == null ? FabricModel.empty() : fabric;
+        this.pools = pools;
+    }
+
     /** @return nodes sorted by name */
     public List<NodeState> nodes() {
         return nodes;
@@ -101,6 +138,11 @@ public final class ClusterSnapshot {
     /** @return the address pools, or null when unknown */
     public AddressPools pools() {
         return pools;
+    }
+
+    /** @return the same nodes, networks and fabric with other address pools (O(1): the node lists are shared) */
+    public ClusterSnapshot withPools(AddressPools other) {
+        return new ClusterSnapshot(nodes, index, nodeNames, new ArrayList<>(networks.values()), fabric, other);
     }
 
     /**

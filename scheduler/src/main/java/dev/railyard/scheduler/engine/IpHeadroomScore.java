@@ -13,7 +13,11 @@ record IpHeadroomScore() implements ScoreTerm {
         if (in.snapshot().pools() == null || in.pod().selections().isEmpty()) {
             return new Value(100, "no pools checked");
         }
-        PoolVerdict v = in.snapshot().pools().check(in.pod().networks(), 1, in.node());
+        return of(in.snapshot().pools().check(in.pod().networks(), 1, in.node()));
+    }
+
+    /** @return the term for a pools' verdict already checked (shared by the nodes of one call: NodeAnswers) */
+    static Value of(PoolVerdict v) {
         double worst = 1.0;
         String worstPool = null;
         for (PoolStatus s : v.pools()) {

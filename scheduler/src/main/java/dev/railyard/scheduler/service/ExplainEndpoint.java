@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.cluster.ClusterView;
+import dev.railyard.scheduler.explain.Explanation;
+import dev.railyard.scheduler.ipam.IpamSnapshot;
 import dev.railyard.scheduler.explain.ExplainRequest;
 import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.explain.ExplanationJson;
@@ -29,7 +32,8 @@ public final class ExplainEndpoint implements VerbHandler {
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-    private final Supplier<ClusterObjects> objects;
+    private final Supplier<ClusterView> views;
+    private final Supplier<IpamSnapshot> ipam;
     private final Explainer explainer;
 
     /** The request body. */
@@ -37,13 +41,30 @@ public final class ExplainEndpoint implements VerbHandler {
     }
 
     /**
-     * @param objects   the service's current cluster objects
+     * @param views     the cluster state's current view, or null while the informers have not synced
+     * @param ipam      the live ledger's objects ({@code IpPoolLedger#snapshot()})
      * @param explainer the explainer (with the service's engine settings)
      */
-    public ExplainEndpoint(Supplier<ClusterObjects> objects, Explainer explainer) {
-        this.objects = objects;
+    public ExplainEndpoint(Supplier<ClusterView> views, Supplier<IpamSnapshot> ipam, Explainer explainer) {
+        this.views = views;
+        this.ipam = ipam;
         this.explainer = explainer;
     }
+
+    /**
+     * Over a source of whole object lists (a snapshot directory, a test): each request builds its view from them.
+     *
+     * @param objects   the cluster objects
+     * @param explainer the explainer
+     */
+    public ExplainEndpoint(Supplier<ClusterObjects> objects, Explainer explainer) {
+        this.views = null;
+        this.ipam = null;
+        this.objectSource = objects;
+        this.explainer = explainer;
+    }
+
+    private Supplier<ClusterObjects> objectSource;
 
     @Override
     public WireReply handle(byte[] body) throws WireFormatException {
@@ -71,13 +92,23 @@ public final class ExplainEndpoint implements VerbHandler {
             default -> throw new WireFormatException(WireFormatException.Kind.WRONG_TYPE, "explain: unknown command \"" + b.command()
                     + "\" (job, pod or pools)");
         };
-        ClusterObjects now = objects.get();
-        if (!now.synced()) {
-            return WireReply.text(503, "explain: the cluster cache has not synced yet");
-        }
         String json;
         try {
-            json = ExplanationJson.write(explainer.explain(now, request, Explainer.Context.service()));
+            Explanation answer;
+            if (objectSource != null) {
+                ClusterObjects now = objectSource.get();
+                if (!now.synced()) {
+                    return WireReply.text(503, "explain: the cluster cache has not synced yet");
+                }
+                answer = explainer.explain(now, request, Explainer.Context.service());
+            } else {
+                ClusterView view = views.get();
+                if (view == null) {
+                    return WireReply.text(503, "explain: the cluster cache has not synced yet");
+                }
+                answer = explainer.explain(view, ipam.get(), request, Explainer.Context.service());
+            }
+            json = ExplanationJson.write(answer);
         } catch (InputException e) {
             return WireReply.text(404, e.getMessage());
         }
