@@ -201,15 +201,12 @@ final class ClusterPopulator {
     }
 
     private <T extends HasMetadata> T create(T object) {
-        int[] attempts = {0};
         try {
-            return retry(() -> {
-                attempts[0]++;
-                return client.resource(object).create();
-            });
+            return retry(() -> client.resource(object).create());
         } catch (KubernetesClientException e) {
-            if (e.getCode() == 409 && attempts[0] > 1) {
-                // an earlier attempt was stored although its answer was lost
+            if (e.getCode() == 409) {
+                // every name is new in a fresh cluster: an earlier attempt (ours, or the client's own retry after
+                // a lost answer) was stored
                 return client.resource(object).get();
             }
             throw e;

@@ -37,6 +37,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   --storm-tasks 64 --storm-workers 16 --storm-max-seconds 600
  *   --first-call-samples 20      status updates probed for the first call after a change
  *   --threads 64                 API requests in flight while populating
+ *   --cache ~/.cache/railyard-scale   populated clusters kept between runs ({@link PopulatedCache}); none: populate
+ *                                in the measured control plane every run
+ *   --quiet-storm false          also run the storm without churn
+ *   --populate-only false        only fill the cache for each size (no measurements)
  *   --out benchmarks/target/cluster-scale   --repo .   --seed 1   --gang-size 64
  * </pre>
  * Run from the repository root after {@code bash test-e2e/tools/build-binaries.sh etcd k8s} and a package build.
@@ -53,7 +57,7 @@ public final class ClusterScaleBenchmark {
                    double churn, double seconds, double warmup, double quietSeconds, int predicateWorkers,
                    int prioritizeWorkers, int filterWorkers, int prioritizeNodes, int stormTasks, int stormWorkers,
                    double stormMaxSeconds, int firstCallSamples, int threads, Path out, Path repo, long seed,
-                   int gangSize) {
+                   int gangSize, Path cache, boolean quietStorm, boolean populateOnly) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new LinkedHashMap<>();
@@ -84,7 +88,13 @@ public final class ClusterScaleBenchmark {
                     (int) dbl(m, "storm-tasks", 64), (int) dbl(m, "storm-workers", 16),
                     dbl(m, "storm-max-seconds", 600), (int) dbl(m, "first-call-samples", 20),
                     (int) dbl(m, "threads", 64), Path.of(str(m, "out", "benchmarks/target/cluster-scale")),
-                    Path.of(str(m, "repo", ".")), (long) dbl(m, "seed", 1), (int) dbl(m, "gang-size", 64));
+                    Path.of(str(m, "repo", ".")), (long) dbl(m, "seed", 1), (int) dbl(m, "gang-size", 64),
+                    cachePath(str(m, "cache", Path.of(System.getProperty("user.home"), ".cache/railyard-scale").toString())),
+                    Boolean.parseBoolean(str(m, "quiet-storm", "false")),
+                    Boolean.parseBoolean(str(m, "populate-only", "false")));
+            if (o.populateOnly() && o.cache() == null) {
+                throw new IllegalArgumentException("--populate-only needs a --cache");
+            }
             if (!m.isEmpty()) {
                 throw new IllegalArgumentException("unknown option(s) " + m.keySet());
             }
@@ -93,6 +103,10 @@ public final class ClusterScaleBenchmark {
 
         int podsPerNode(int index) {
             return podsPerNode.size() == 1 ? podsPerNode.getFirst() : podsPerNode.get(index);
+        }
+
+        private static Path cachePath(String v) {
+            return v.equals("none") ? null : Path.of(v.startsWith("~/") ? System.getProperty("user.home") + v.substring(1) : v);
         }
 
         private static List<Integer> ints(String v, String def) {
@@ -150,9 +164,19 @@ public final class ClusterScaleBenchmark {
         Path runDir = out.resolve(n + "-nodes");
         System.out.printf("[scale] %,d nodes, %d pods/node: starting etcd + kube-apiserver in %s (load %s)%n", n,
                 podsPerNode, runDir, ScaleReport.load());
-        try (ScaleControlPlane cp = open(ScaleControlPlane.start(bin, o.repo(), runDir))) {
-            ClusterPopulator.Populated cluster = new ClusterPopulator(cp.client(), layout, o.threads(), System.out)
-                    .populate();
+        Path seed = populated(o, bin, layout, runDir);
+        if (o.populateOnly()) {
+            return;
+        }
+        try (ScaleControlPlane cp = open(ScaleControlPlane.start(bin, o.repo(), runDir, seed))) {
+            long t0 = System.nanoTime();
+            PopulatedCache.Recorded rec = seed == null ? null : PopulatedCache.of(o.cache(), layout, o.repo()).recorded();
+            ClusterPopulator.Populated cluster = seed == null
+                    ? new ClusterPopulator(cp.client(), layout, o.threads(), System.out).populate()
+                    : new ClusterReader(cp.client(), layout).read(rec.steps(), rec.objects());
+            if (seed != null) {
+                System.out.printf("[scale]   restored from %s, read back in %.1f s%n", seed, (System.nanoTime() - t0) / 1e9);
+            }
             ScaleReport.ClusterRun run = new ScaleReport.ClusterRun();
             run.nodes = n;
             run.podsPerNode = podsPerNode;
@@ -192,6 +216,34 @@ public final class ClusterScaleBenchmark {
         }
     }
 
+    /**
+     * etcd data of a populated cluster for {@code layout}: the cache entry's, populating it first when it is not there;
+     * null with {@code --cache none} (the cluster is then populated in the measured control plane).
+     */
+    private static Path populated(Options o, E2eBinaries bin, ClusterLayout layout, Path runDir) throws IOException {
+        if (o.cache() == null) {
+            return null;
+        }
+        PopulatedCache cache = PopulatedCache.of(o.cache(), layout, o.repo());
+        if (!cache.complete()) {
+            System.out.printf("[scale]   no populated cluster in %s: populating it once (load %s)%n", cache.dir(),
+                    ScaleReport.load());
+            ScaleControlPlane cp = open(ScaleControlPlane.start(bin, o.repo(), runDir.resolve("populate")));
+            try {
+                ClusterPopulator.Populated p = new ClusterPopulator(cp.client(), layout, o.threads(), System.out)
+                        .populate();
+                cp.stopKeepingData(cache.etcdData());
+                cache.complete(p);
+            } finally {
+                cp.close();
+                OPEN.remove(cp);
+            }
+        } else {
+            System.out.printf("[scale]   populated cluster from %s%n", cache.dir());
+        }
+        return cache.etcdData();
+    }
+
     private static void measure(Options o, ScaleControlPlane cp, Path jar, Path runDir,
                                 ClusterPopulator.Populated cluster, byte[] kubeFilter, Churn churn,
                                 ScaleReport.Row row) throws IOException {
@@ -223,7 +275,9 @@ public final class ClusterScaleBenchmark {
             row.quietFilter = phase(serve, row, "quiet kube filter", "quiet",
                     () -> load.kubeFilters(o.filterWorkers(), o.quietSeconds()));
             firstCallAfterChange(o, load, churn, row);
-            row.quietStorm = storm(o, serve, load, row, "quiet storm");
+            if (o.quietStorm()) {
+                row.quietStorm = storm(o, serve, load, row, "quiet storm");
+            }
             churn.start();
             row.storm = storm(o, serve, load, row, "storm");
             churn.pause();

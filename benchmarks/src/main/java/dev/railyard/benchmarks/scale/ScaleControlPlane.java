@@ -65,13 +65,26 @@ public final class ScaleControlPlane implements AutoCloseable {
      * @throws IOException when a binary is missing, a process does not start or a CRD cannot be created
      */
     public static ScaleControlPlane start(E2eBinaries bin, Path repo, Path runDir) throws IOException {
+        return start(bin, repo, runDir, null);
+    }
+
+    /**
+     * As {@link #start(E2eBinaries, Path, Path)}, on a copy of a saved etcd data directory ({@link #stopKeepingData})
+     * when {@code etcdSeed} is not null: the CRDs it already holds are left as they are.
+     */
+    public static ScaleControlPlane start(E2eBinaries bin, Path repo, Path runDir, Path etcdSeed) throws IOException {
         var missing = bin.missing(E2eBinaries.ETCD, E2eBinaries.KUBE_APISERVER);
         if (missing.isPresent()) {
             throw new IOException(missing.get());
         }
         ScaleControlPlane cp = new ScaleControlPlane(runDir.toAbsolutePath());
         try {
-            cp.bringUp(bin, repo);
+            if (etcdSeed != null) {
+                Path data = cp.runDir.resolve("data");
+                Files.createDirectories(data);
+                copyTree(etcdSeed, data.resolve("etcd"));
+            }
+            cp.bringUp(bin, repo, etcdSeed != null);
             return cp;
         } catch (IOException | RuntimeException | Error e) {
             cp.close();
@@ -79,7 +92,7 @@ public final class ScaleControlPlane implements AutoCloseable {
         }
     }
 
-    private void bringUp(E2eBinaries bin, Path repo) throws IOException {
+    private void bringUp(E2eBinaries bin, Path repo, boolean restored) throws IOException {
         Files.createDirectories(runDir);
         ClusterPki pki = ClusterPki.create(runDir.resolve("pki"));
         int[] ports = LoopbackPorts.pick(3);
@@ -90,6 +103,8 @@ public final class ScaleControlPlane implements AutoCloseable {
                 "--listen-client-urls=" + etcdUrl, "--advertise-client-urls=" + etcdUrl,
                 "--listen-peer-urls=" + peerUrl, "--initial-advertise-peer-urls=" + peerUrl,
                 "--initial-cluster=default=" + peerUrl, "--unsafe-no-fsync=true", "--log-level=warn",
+                // a restored data directory names the peer port of the run that saved it; this run's port is new
+                restored ? "--force-new-cluster=true" : "--force-new-cluster=false",
                 "--quota-backend-bytes=" + (8L << 30), "--max-request-bytes=" + (8 << 20)), Map.of("GOMAXPROCS", "4"));
         String apiServer = "https://127.0.0.1:" + ports[2];
         ComponentProcess apiserver = launch("kube-apiserver", List.of(bin.path(E2eBinaries.KUBE_APISERVER).toString(),
@@ -166,7 +181,13 @@ public final class ScaleControlPlane implements AutoCloseable {
                 if (!(item instanceof CustomResourceDefinition crd)) {
                     throw new IOException(file + ": expected only CustomResourceDefinitions, found " + item.getKind());
                 }
-                client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+                try {
+                    client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+                } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                    if (e.getCode() != 409) { // 409: restored from a saved etcd that has it already
+                        throw e;
+                    }
+                }
                 names.add(crd.getMetadata().getName());
             }
         }
@@ -227,6 +248,37 @@ public final class ScaleControlPlane implements AutoCloseable {
         }
         deleteTree(runDir.resolve("data"));
         deleteTree(runDir.resolve("pki"));
+    }
+
+    /**
+     * Stops kube-apiserver then etcd and moves etcd's data directory to {@code target} (which must not exist; same file
+     * system), for {@link #start(E2eBinaries, Path, Path, Path)} to start from later. The rest is deleted as by
+     * {@link #close()}.
+     */
+    public void stopKeepingData(Path target) throws IOException {
+        if (client != null) {
+            client.close();
+            client = null;
+        }
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            processes.get(i).stop();
+        }
+        Files.createDirectories(target.getParent());
+        Files.move(runDir.resolve("data/etcd"), target);
+        close();
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        // cp keeps etcd's file modes and is several times faster than a Java walk for its few large files
+        try {
+            Process p = new ProcessBuilder("cp", "-a", from.toString(), to.toString()).inheritIO().start();
+            if (p.waitFor() != 0) {
+                throw new IOException("cp -a " + from + " " + to + " failed with exit " + p.exitValue());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while copying " + from, e);
+        }
     }
 
     /**

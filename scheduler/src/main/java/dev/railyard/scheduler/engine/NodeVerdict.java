@@ -23,6 +23,17 @@ public record NodeVerdict(String node, List<Reason> reasons) {
         if (reasons.isEmpty()) {
             return "fits";
         }
-        return String.join("; ", reasons.stream().map(Reason::toString).toList());
+        if (reasons.size() == 1) {
+            // the common case, once per refused node of every kube filter: no stream, no joiner
+            return reasons.getFirst().toString();
+        }
+        StringBuilder b = new StringBuilder();
+        for (Reason r : reasons) {
+            if (!b.isEmpty()) {
+                b.append("; ");
+            }
+            b.append(r);
+        }
+        return b.toString();
     }
 }

@@ -352,8 +352,9 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             if (verdict.feasible()) {
                 out.add(NodeVerdict.pass(node));
             } else {
-                LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
-                out.add(NodeVerdict.unschedulable(node, verdict.describe()));
+                String reason = verdict.describe(); // once: it is built per refused node of every call
+                LOG.debug("filter {} on {}: {}", pod, node, reason);
+                out.add(NodeVerdict.unschedulable(node, reason));
                 refused.add(verdict);
             }
         }
