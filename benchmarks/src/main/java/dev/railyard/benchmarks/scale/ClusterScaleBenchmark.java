@@ -188,8 +188,7 @@ public final class ClusterScaleBenchmark {
             report.clusters.add(run);
             byte[] kubeFilter = VolcanoWire.kubeFilter(cluster.kubePodJson(), cluster.nodeNames());
             try (Churn churn = open(new Churn(cp.client(), cluster.boundPods(), o.churn()))) {
-                DecisionLoad.Storm noCluster = null;
-                double noClusterCpuMs = Double.NaN;
+                NoCluster noCluster = null;
                 for (var jar : o.jars().entrySet()) {
                     ScaleReport.Row row = new ScaleReport.Row();
                     row.nodes = n;
@@ -199,12 +198,12 @@ public final class ClusterScaleBenchmark {
                     try {
                         measure(o, cp, jar.getValue(), runDir, cluster, kubeFilter, churn, row);
                         if (noCluster == null) {
-                            double[] cpu = new double[1];
-                            noCluster = noClusterStorm(o, jar.getValue(), runDir, cluster, kubeFilter, cpu);
-                            noClusterCpuMs = cpu[0];
+                            noCluster = noCluster(o, jar.getValue(), runDir, cluster, kubeFilter);
                         }
-                        row.noClusterStorm = noCluster;
-                        row.serveCpuMsPerCall.put("storm --no-cluster", noClusterCpuMs);
+                        row.noClusterStorm = noCluster.storm();
+                        row.noClusterPrioritize = noCluster.prioritize();
+                        row.serveCpuMsPerCall.put("storm --no-cluster", noCluster.stormCpuMs());
+                        row.serveCpuMsPerCall.put("prioritize --no-cluster", noCluster.prioritizeCpuMs());
                     } catch (IOException | RuntimeException e) {
                         row.error = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
                         System.out.println("[scale] " + jar.getKey() + " failed: " + e.getMessage());
@@ -331,20 +330,32 @@ public final class ClusterScaleBenchmark {
                 row.firstCallP50Ms, row.firstCallMaxMs, row.nextCallP50Ms);
     }
 
-    /** The same storm against {@code serve --no-cluster}; {@code cpuMsPerCall[0]} gets its serve CPU per call. */
-    private static DecisionLoad.Storm noClusterStorm(Options o, Path jar, Path runDir,
-                                                     ClusterPopulator.Populated cluster, byte[] kubeFilter,
-                                                     double[] cpuMsPerCall) throws IOException {
+    /** The storm and the prioritize calls against {@code serve --no-cluster}, with serve's CPU per call. */
+    private record NoCluster(DecisionLoad.Storm storm, double stormCpuMs, DecisionLoad.Latency prioritize,
+                             double prioritizeCpuMs) {
+    }
+
+    /** The same storm, then the same prioritize calls (the parse alone), against {@code serve --no-cluster}. */
+    private static NoCluster noCluster(Options o, Path jar, Path runDir, ClusterPopulator.Populated cluster,
+                                       byte[] kubeFilter) throws IOException {
         try (RailyardServe serve = open(RailyardServe.start(jar, null, serveJvm(o), runDir, "serve-no-cluster",
                 Duration.ofMinutes(2)))) {
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             load.predicates(o.predicateWorkers(), o.warmup());
             double c0 = RailyardServe.cpuSeconds(serve.pid());
             DecisionLoad.Storm s = load.storm(o.stormTasks(), o.stormWorkers(), o.stormMaxSeconds());
-            cpuMsPerCall[0] = (RailyardServe.cpuSeconds(serve.pid()) - c0) * 1000 / Math.max(1, s.calls());
+            double c1 = RailyardServe.cpuSeconds(serve.pid());
+            double stormCpu = (c1 - c0) * 1000 / Math.max(1, s.calls());
             System.out.printf("[scale]   --no-cluster storm: %d of %d calls in %.1f s, %d errors, serve CPU %.2f "
-                    + "ms/call%n", s.calls(), s.planned(), s.seconds(), s.errors(), cpuMsPerCall[0]);
-            return s;
+                    + "ms/call (load %s)%n", s.calls(), s.planned(), s.seconds(), s.errors(), stormCpu,
+                    ScaleReport.load());
+            load.prioritizes(1, o.warmup(), o.prioritizeNodes());
+            c1 = RailyardServe.cpuSeconds(serve.pid());
+            DecisionLoad.Latency p = load.prioritizes(o.prioritizeWorkers(), o.quietSeconds(), o.prioritizeNodes());
+            double prioritizeCpu = (RailyardServe.cpuSeconds(serve.pid()) - c1) * 1000 / Math.max(1, p.calls());
+            System.out.printf("[scale]   --no-cluster prioritize: %,d calls, p50 %.2f ms, p99 %.2f ms, serve CPU %.2f "
+                    + "ms/call (load %s)%n", p.calls(), p.p50Ms(), p.p99Ms(), prioritizeCpu, ScaleReport.load());
+            return new NoCluster(s, stormCpu, p, prioritizeCpu);
         }
     }
 

@@ -39,6 +39,8 @@ final class ScaleReport {
         DecisionLoad.Storm quietStorm;
         DecisionLoad.Storm storm;
         DecisionLoad.Storm noClusterStorm;
+        /** The same prioritize calls against {@code serve --no-cluster}: the parse and HTTP path alone. */
+        DecisionLoad.Latency noClusterPrioritize;
         long heapAfterGcBytes;
         long rssBytes;
         double serveCpuSeconds;
@@ -152,9 +154,11 @@ final class ScaleReport {
         for (Row r : rows) {
             if (r.error == null) {
                 out.printf(Locale.ROOT, "%,d nodes, %s: decisions during the measurements %s; errors: predicate %d, "
-                                + "prioritize %d, filter %d, storm %d; serve CPU %.0f s in all, per call (ms) %s%n",
+                                + "prioritize %d, filter %d, storm %d; serve CPU %.0f s in all, per call (ms) %s; "
+                                + "prioritize --no-cluster p50/p99 ms %s%n",
                         r.nodes, r.jar, r.decisions, r.predicate.errors(), r.prioritize.errors(), r.filter.errors(),
-                        r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds, rounded(r.serveCpuMsPerCall));
+                        r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds, rounded(r.serveCpuMsPerCall),
+                        pp(r.noClusterPrioritize));
             }
         }
     }
