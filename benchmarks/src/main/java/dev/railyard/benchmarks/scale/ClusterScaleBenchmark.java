@@ -41,6 +41,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *                                in the measured control plane every run
  *   --quiet-storm false          also run the storm without churn
  *   --populate-only false        only fill the cache for each size (no measurements)
+ *   --serve-jfr false            record the measured serve with Java Flight Recorder (serve-LABEL.jfr in the run dir)
  *   --out benchmarks/target/cluster-scale   --repo .   --seed 1   --gang-size 64
  * </pre>
  * Run from the repository root after {@code bash test-e2e/tools/build-binaries.sh etcd k8s} and a package build.
@@ -57,7 +58,7 @@ public final class ClusterScaleBenchmark {
                    double churn, double seconds, double warmup, double quietSeconds, int predicateWorkers,
                    int prioritizeWorkers, int filterWorkers, int prioritizeNodes, int stormTasks, int stormWorkers,
                    double stormMaxSeconds, int firstCallSamples, int threads, Path out, Path repo, long seed,
-                   int gangSize, Path cache, boolean quietStorm, boolean populateOnly) {
+                   int gangSize, Path cache, boolean quietStorm, boolean populateOnly, boolean serveJfr) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new LinkedHashMap<>();
@@ -91,7 +92,8 @@ public final class ClusterScaleBenchmark {
                     Path.of(str(m, "repo", ".")), (long) dbl(m, "seed", 1), (int) dbl(m, "gang-size", 64),
                     cachePath(str(m, "cache", Path.of(System.getProperty("user.home"), ".cache/railyard-scale").toString())),
                     Boolean.parseBoolean(str(m, "quiet-storm", "false")),
-                    Boolean.parseBoolean(str(m, "populate-only", "false")));
+                    Boolean.parseBoolean(str(m, "populate-only", "false")),
+                    Boolean.parseBoolean(str(m, "serve-jfr", "false")));
             if (o.populateOnly() && o.cache() == null) {
                 throw new IllegalArgumentException("--populate-only needs a --cache");
             }
@@ -248,7 +250,7 @@ public final class ClusterScaleBenchmark {
                                 ScaleReport.Row row) throws IOException {
         row.loadBefore = ScaleReport.load();
         System.out.printf("[scale] serve %s (%s): starting (load %s)%n", row.jar, jar, row.loadBefore);
-        try (RailyardServe serve = open(RailyardServe.start(jar, cp.kubeconfig(), serveJvm(o), runDir, "serve-" + row.jar,
+        try (RailyardServe serve = open(RailyardServe.start(jar, cp.kubeconfig(), serveJvm(o, runDir, row.jar), runDir, "serve-" + row.jar,
                 Duration.ofMinutes(20)))) {
             row.readySeconds = serve.readySeconds();
             System.out.printf("[scale]   ready in %.1f s%n", row.readySeconds);
@@ -338,7 +340,7 @@ public final class ClusterScaleBenchmark {
     /** The same storm, then the same prioritize calls (the parse alone), against {@code serve --no-cluster}. */
     private static NoCluster noCluster(Options o, Path jar, Path runDir, ClusterPopulator.Populated cluster,
                                        byte[] kubeFilter) throws IOException {
-        try (RailyardServe serve = open(RailyardServe.start(jar, null, serveJvm(o), runDir, "serve-no-cluster",
+        try (RailyardServe serve = open(RailyardServe.start(jar, null, serveJvm(o, runDir, null), runDir, "serve-no-cluster",
                 Duration.ofMinutes(2)))) {
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             load.predicates(o.predicateWorkers(), o.warmup());
@@ -359,8 +361,14 @@ public final class ClusterScaleBenchmark {
         }
     }
 
-    private static List<String> serveJvm(Options o) {
-        return List.of("-Xmx" + o.serveHeap(), "-XX:+ExitOnOutOfMemoryError");
+    /** serve's JVM flags; with {@code --serve-jfr true}, a Flight Recording of the measured serve {@code label}. */
+    private static List<String> serveJvm(Options o, Path runDir, String label) {
+        List<String> flags = new ArrayList<>(List.of("-Xmx" + o.serveHeap(), "-XX:+ExitOnOutOfMemoryError"));
+        if (o.serveJfr() && label != null) {
+            flags.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+                    + runDir.resolve("serve-" + label + ".jfr"));
+        }
+        return flags;
     }
 
     /** A load phase whose result can be measured by the serve's CPU time too. */
