@@ -89,7 +89,7 @@ final class ClusterPopulator {
                 // status dropped at create (older API servers): write it through the status subresource
                 Node withStatus = objects.node(i);
                 withStatus.setMetadata(created.getMetadata());
-                stored = retry(() -> client.nodes().resource(withStatus).updateStatus());
+                stored = status(withStatus);
             }
             nodes[i] = stored;
             nodeJson[i] = ser.asJson(stored);
@@ -116,7 +116,7 @@ final class ClusterPopulator {
             Object status = nt.getAdditionalProperties().get("status");
             GenericKubernetesResource created = create(nt);
             created.getAdditionalProperties().put("status", status);
-            retry(() -> client.resource(created).updateStatus());
+            status(created);
         });
         counts.put("NodeTopology", n);
         t = step(steps, "node topologies", t);
@@ -145,7 +145,7 @@ final class ClusterPopulator {
                 Pod created = create(pods.get(k));
                 created.setStatus(ScaleObjects.running(created, i, String.format("10.%d.%d.%d", 128 + i / 256, i % 256,
                         k + 2)));
-                Pod running = retry(() -> client.pods().resource(created).updateStatus());
+                Pod running = status(created);
                 String job = running.getMetadata().getAnnotations() == null ? null
                         : running.getMetadata().getAnnotations().get("scheduling.k8s.io/group-name");
                 tasks.add(VolcanoWire.taskInfo(ser.asJson(running), running,
@@ -210,6 +210,23 @@ final class ClusterPopulator {
                 return client.resource(object).get();
             }
             throw e;
+        }
+    }
+
+    /**
+     * Writes {@code desired}'s status. A 409 means the object moved on since it was read: under load that is an
+     * earlier attempt of this same write (the client retries a request whose answer was lost), so the same status
+     * is written again on the current version.
+     */
+    private <T extends HasMetadata> T status(T desired) {
+        try {
+            return retry(() -> client.resource(desired).updateStatus());
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
+            }
+            desired.getMetadata().setResourceVersion(client.resource(desired).get().getMetadata().getResourceVersion());
+            return retry(() -> client.resource(desired).updateStatus());
         }
     }
 
