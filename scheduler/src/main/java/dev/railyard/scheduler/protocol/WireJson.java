@@ -122,6 +122,13 @@ public final class WireJson {
                     : "JSON over a parser limit (" + oneLine(msg) + ")";
             return new WireFormatException(WireFormatException.Kind.TOO_LONG, verb + ": " + what + where);
         }
+        if (e instanceof JsonProcessingException jpe && String.valueOf(jpe.getOriginalMessage()).startsWith("Duplicate field")) {
+            // Jackson's tree and duplicate-detecting readers (the admission webhook, /explain)
+            String where = jpe.getLocation() == null ? "" : " (the second at " + at(jpe.getLocation()) + ")";
+            return new WireFormatException(WireFormatException.Kind.DUPLICATE_KEY, verb + ": a key is given twice"
+                    + where + ": " + oneLine(jpe.getOriginalMessage()).replaceFirst(" for `ObjectNode`.*", "")
+                    + "; Railyard refuses duplicate keys");
+        }
         if (e instanceof JsonProcessingException jpe) {
             String msg = oneLine(jpe.getOriginalMessage());
             String where = jpe.getLocation() == null ? "" : " at " + at(jpe.getLocation());

@@ -26,8 +26,11 @@ import java.util.function.Supplier;
 public final class ExplainEndpoint implements VerbHandler {
     /** Path the endpoint is served at. */
     public static final String PATH = "/explain";
+    /** Unknown keys, duplicate keys and anything after the object are refused (docs/hostile-input.md). */
     private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private final Supplier<ClusterObjects> objects;
     private final Explainer explainer;
@@ -47,6 +50,16 @@ public final class ExplainEndpoint implements VerbHandler {
 
     @Override
     public WireReply handle(byte[] body) throws WireFormatException {
+        return answer(parse(body));
+    }
+
+    /**
+     * Reads the request body.
+     *
+     * @throws WireFormatException when it is not {@code {"command": "job|pod|pools", "namespace", "name"}} (unknown
+     *                             and duplicate keys refused), or a job or pod lacks its namespace or name
+     */
+    public static ExplainRequest parse(byte[] body) throws WireFormatException {
         Body b;
         try {
             b = JSON.readValue(body, Body.class);
@@ -59,7 +72,7 @@ public final class ExplainEndpoint implements VerbHandler {
         if (b == null || b.command() == null) {
             throw new WireFormatException(WireFormatException.Kind.MISSING_FIELD, "explain: \"command\" is missing (job, pod or pools)");
         }
-        ExplainRequest request = switch (b.command()) {
+        return switch (b.command()) {
             case ExplainRequest.POOLS -> ExplainRequest.pools();
             case ExplainRequest.JOB, ExplainRequest.POD -> {
                 if (b.namespace() == null || b.name() == null) {
@@ -71,6 +84,10 @@ public final class ExplainEndpoint implements VerbHandler {
             default -> throw new WireFormatException(WireFormatException.Kind.WRONG_TYPE, "explain: unknown command \"" + b.command()
                     + "\" (job, pod or pools)");
         };
+    }
+
+    /** The explanation of a parsed request: 200 JSON, 404 for an unknown job or pod, 503 before the cache synced. */
+    public WireReply answer(ExplainRequest request) {
         ClusterObjects now = objects.get();
         if (!now.synced()) {
             return WireReply.text(503, "explain: the cluster cache has not synced yet");
