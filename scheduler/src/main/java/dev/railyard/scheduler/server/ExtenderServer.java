@@ -54,6 +54,11 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * closed, without reading the body when its Content-Length says so. Bad input gets a 4xx with a one-line
  * text reason; a handler bug gets a 500 with a one-line reason and a warning in the log; the server keeps
  * serving in every case.
+ *
+ * <p>Callers: with a client CA ({@link ServerSettings#clientCa()}) the HTTPS listener asks every client for a
+ * certificate and ends the handshake on one that does not verify; before reading a body it asks the route's
+ * {@link VerbHandler#refuse} whether this {@link Caller} (its verified certificates, its bearer token) may call,
+ * and answers 401/403 with the reason and closes the connection if not (docs/adr/0006-authenticated-callers.md).
  */
 public final class ExtenderServer implements AutoCloseable {
     static {

@@ -7,6 +7,9 @@ import dev.railyard.scheduler.cluster.ClusterObjects;
 import dev.railyard.scheduler.explain.ExplainRequest;
 import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.explain.ExplanationJson;
+import dev.railyard.scheduler.input.LogText;
+import dev.railyard.scheduler.input.ObjectNames;
+import dev.railyard.scheduler.protocol.PodJson;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireReply;
@@ -78,6 +81,9 @@ public final class ExplainEndpoint implements VerbHandler {
                 if (b.namespace() == null || b.name() == null) {
                     throw new WireFormatException(WireFormatException.Kind.MISSING_FIELD, "explain " + b.command() + ": \"namespace\" and \"name\" are required");
                 }
+                // PodGroups, Volcano Jobs and pods are named by DNS-1123 subdomains in DNS-1123 label namespaces
+                PodJson.checkName("explain " + b.command(), "namespace", b.namespace(), ObjectNames.labelProblem(b.namespace()));
+                PodJson.checkName("explain " + b.command(), "name", b.name(), ObjectNames.subdomainProblem(b.name()));
                 yield b.command().equals(ExplainRequest.JOB) ? ExplainRequest.job(b.namespace(), b.name())
                         : ExplainRequest.pod(b.namespace(), b.name());
             }
@@ -96,7 +102,7 @@ public final class ExplainEndpoint implements VerbHandler {
         try {
             json = ExplanationJson.write(explainer.explain(now, request, Explainer.Context.service()));
         } catch (InputException e) {
-            return WireReply.text(404, e.getMessage());
+            return WireReply.text(404, LogText.escape(e.getMessage()));
         }
         return WireReply.json(json.getBytes(StandardCharsets.UTF_8));
     }
