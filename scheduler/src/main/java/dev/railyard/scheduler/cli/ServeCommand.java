@@ -242,13 +242,15 @@ final class ServeCommand implements Callable<Integer> {
         }
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
         routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX, volcanoVerbs));
+        // who may call (docs/adr/0006-authenticated-callers.md): the kube-scheduler verbs (bind included) and /explain
+        // go to the secure port; without one they are served on a loopback main port only
         Map<String, VerbHandler> secureRoutes = new LinkedHashMap<>();
         if (r.secure() != null) {
             secureRoutes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, ClientCertificateRequired.wrap("kube", kubeVerbs)));
-        } else {
+        } else if (loopback(r)) {
             routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
         }
-        if (wiring != null) {
+        if (wiring != null && (r.secure() != null || loopback(r))) {
             (r.secure() != null ? secureRoutes : routes).putAll(wiring.serviceRoutes());
         }
         ServeListeners listeners = new ServeListeners();
@@ -298,21 +300,25 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** One line on where each verb family is served; a warning when kube-scheduler verbs are open beyond loopback. */
+    private static boolean loopback(Resolved r) {
+        return r.server().address().getAddress().isLoopbackAddress();
+    }
+
+    /** One line on where each verb family is served, and a warning when the kube-scheduler verbs are off. */
     private static void logWhoMayCall(Logger log, Resolved r) {
         if (r.secure() != null) {
-            log.info("serving Volcano verbs {} on {} and kube-scheduler verbs {} and {} on the secure port {} (client "
+            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {} and {} on the secure port {} (client "
                             + "certificate from {} required; /explain needs a bearer token)", VolcanoExtender.PREFIX,
                     hostPort(r.server().address()), KubeExtender.PREFIX, ExplainEndpoint.PATH, r.secure().port(),
                     r.secure().clientCa().caBundle());
-            return;
-        }
-        log.info("serving Volcano verbs {} and kube-scheduler verbs {} on {}", VolcanoExtender.PREFIX,
-                KubeExtender.PREFIX, hostPort(r.server().address()));
-        if (!r.server().address().getAddress().isLoopbackAddress()) {
-            log.warn("kube-scheduler verbs, bind included, are served without authentication on {}: anyone who "
-                    + "reaches this port can bind pods; give --secure-port with --client-ca (docs/serve.md)",
-                    hostPort(r.server().address()));
+        } else if (loopback(r)) {
+            log.info("serving Volcano verbs {}, kube-scheduler verbs {} and {} on {} (loopback: no authentication)",
+                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, ExplainEndpoint.PATH, hostPort(r.server().address()));
+        } else {
+            log.info("serving Volcano verbs {} on {}", VolcanoExtender.PREFIX, hostPort(r.server().address()));
+            log.warn("kube-scheduler verbs {} and {} are off: beyond loopback they are served only on a secure port "
+                    + "with client certificates (--secure-port, --client-ca; docs/serve.md)", KubeExtender.PREFIX,
+                    ExplainEndpoint.PATH);
         }
     }
 
