@@ -125,6 +125,8 @@ class HelmChartIT {
                 "ClusterRoleBinding", 2, "Role", 1, "RoleBinding", 1, "Service", 1, "Deployment", 1, "DaemonSet", 1,
                 "MutatingWebhookConfiguration", 1, "ValidatingAdmissionPolicy", 1));
         common.put("ValidatingAdmissionPolicyBinding", 1);
+        // the extender's NetworkPolicy (port 8888 from vc-scheduler and the scraper only)
+        common.put("NetworkPolicy", 1);
         switch (variant) {
             case "default" -> {
                 // --include-crds; self-signed certificate: the chart's empty Secret; PodDisruptionBudget on.
@@ -133,15 +135,20 @@ class HelmChartIT {
                 common.put("PodDisruptionBudget", 1);
             }
             case "options" -> {
-                // readiness routing: no PDB; inline rdma-shared-dev-plugin config: the chart's ConfigMap.
+                // readiness routing: no PDB; inline rdma-shared-dev-plugin config: the chart's ConfigMap; the secure
+                // port from an existing Secret: the explain ClusterRole.
                 common.put("Secret", 1);
                 common.put("ConfigMap", 1);
+                common.put("ClusterRole", 3);
             }
             case "addons" -> {
-                // cert-manager served: Certificate + self-signed Issuer instead of the Secret; monitors on.
+                // cert-manager served: the webhook's Certificate + self-signed Issuer instead of the Secret, and the
+                // secure port's CA (root Issuer, CA Certificate, CA Issuer), serving and kube-scheduler client
+                // Certificates, the explain ClusterRole; monitors on.
                 common.put("PodDisruptionBudget", 1);
-                common.put("Certificate", 1);
-                common.put("Issuer", 1);
+                common.put("Certificate", 4);
+                common.put("Issuer", 3);
+                common.put("ClusterRole", 3);
                 common.put("ServiceMonitor", 1);
                 common.put("PodMonitor", 1);
             }
@@ -244,7 +251,25 @@ class HelmChartIT {
         assertThat(extender.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
                 .contains("serve", "--leader-elect", "--leader-label=railyard.dev/leader", "--webhook-self-signed",
                         "--webhook-secret=railyard-webhook-tls", "--webhook-configuration=railyard-hints",
-                        "--webhook-service=railyard");
+                        "--webhook-service=railyard", "--address=$(POD_IP)")
+                // no certificate for the secure port in the default rendering: no kube-scheduler verbs, no /explain
+                .noneMatch(a -> a.startsWith("--secure-port"));
+        assertThat(extender.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .anySatisfy(env -> assertThat(env.getName() + "=" + env.getValueFrom().getFieldRef().getFieldPath())
+                        .isEqualTo("POD_IP=status.podIP"));
+
+        // NetworkPolicy: the plain port from vc-scheduler (the Volcano chart's labels) and the scraper only; the
+        // webhook port open to the API server.
+        var policy = client.network().v1().networkPolicies().inNamespace(NS).withName("railyard-extender").get();
+        assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+        var plain = policy.getSpec().getIngress().getFirst();
+        assertThat(plain.getPorts()).extracting(p -> p.getPort().getStrVal()).containsExactly("http");
+        assertThat(plain.getFrom()).hasSize(2);
+        assertThat(plain.getFrom().getFirst().getPodSelector().getMatchLabels()).containsEntry("app", "volcano-scheduler");
+        assertThat(plain.getFrom().getFirst().getNamespaceSelector().getMatchLabels())
+                .containsEntry("kubernetes.io/metadata.name", "volcano-system");
+        assertThat(policy.getSpec().getIngress()).hasSize(2);
+        assertThat(policy.getSpec().getIngress().get(1).getFrom()).isEmpty();
 
         // DaemonSet: GPU nodes only, sysfs read-only, the kubelet's pod-resources directory.
         DaemonSet agent = client.apps().daemonSets().inNamespace(NS).withName("railyard-agent").get();
@@ -280,9 +305,10 @@ class HelmChartIT {
         assertThat(hook.getRules().getFirst().getResources()).containsExactly("pods/binding");
         assertThat(hook.getMatchConditions()).extracting(c -> c.getName()).containsExactly("volcano-gang-pod");
 
-        // RBAC: the rules the chart README lists (extender 12 cluster-wide in self-signed mode, 3 namespaced; agent 2).
+        // RBAC: the rules the chart README lists (extender 11 cluster-wide in self-signed mode without a secure
+        // port, 3 namespaced; agent 2).
         ClusterRole extenderRole = client.rbac().clusterRoles().withName("railyard-extender").get();
-        assertThat(extenderRole.getRules()).hasSize(12);
+        assertThat(extenderRole.getRules()).hasSize(11);
         Role extenderNsRole = client.rbac().roles().inNamespace(NS).withName("railyard-extender").get();
         assertThat(extenderNsRole.getRules()).hasSize(3);
         assertThat(client.rbac().clusterRoles().withName("railyard-agent").get().getRules()).hasSize(2);
@@ -375,8 +401,11 @@ class HelmChartIT {
         list.add(allow(e, "get", "", "pods", "prod", "rdma-test-master-0", "HintBackfill reads the pod"));
         list.add(allow(e, "patch", "", "pods", "prod", "rdma-test-master-0", "HintBackfill writes the hints"));
         list.add(allow(e, "patch", "", "pods", NS, "railyard-extender-0", "LeaderElection leader label"));
-        list.add(allow(e, "create", "", "pods/binding", "prod", "rdma-test-master-0",
-                "BindingWriter: kube-scheduler bind verb"));
+        // the default rendering has no secure-port certificate: no kube-scheduler verbs, so no bind and no /explain
+        list.add(deny(e, "create", "", "bindings", "prod", "", "no secure port: the bind verb is not served"));
+        list.add(deny(e, "create", "", "pods/binding", "prod", "rdma-test-master-0", "binds only through bindings"));
+        list.add(deny(e, "create", "authentication.k8s.io", "tokenreviews", "", "", "no secure port: no /explain"));
+        list.add(deny(e, "create", "authorization.k8s.io", "subjectaccessreviews", "", "", "no secure port: no /explain"));
         list.add(allow(e, "create", "", "events", "prod", "", "SchedulingEvents, HintBackfill (core/v1 Events)"));
         list.add(allow(e, "create", "coordination.k8s.io", "leases", NS, "", "LeaderElection: first replica"));
         list.add(allow(e, "get", "coordination.k8s.io", "leases", NS, "railyard", "LeaderElection"));
@@ -553,6 +582,107 @@ class HelmChartIT {
             return null;
         } catch (KubernetesClientException e) {
             return e;
+        }
+    }
+
+    /**
+     * With a secure-port certificate (the options rendering: {@code extender.secure.existingSecret}) the extender
+     * may create Bindings (the typed {@code bindings} collection, not {@code pods/binding}), TokenReviews and
+     * SubjectAccessReviews and nothing more; and the real {@code /explain} authorizer ({@code ApiServerAccess}),
+     * running as that ServiceAccount, authenticates a real ServiceAccount token and asks RBAC, which the chart's
+     * {@code <fullname>-explain} ClusterRole answers. The ClusterRoles are created under other names beside the
+     * default rendering.
+     */
+    @Test
+    void withTheSecurePortTheExtenderMayBindAndReviewTokensAndTheExplainRoleAuthorizes() throws Exception {
+        deployDefault();
+        CLUSTER.controlPlane().ensureNamespace("prod");
+        List<HelmChart.Manifest> options = chart.render("options-secure", "options");
+        ClusterRole extenderRole = null;
+        ClusterRole explainRole = null;
+        for (HelmChart.Manifest m : options) {
+            if (m.kind().equals("ClusterRole") && m.object().getMetadata().getName().equals("railyard-extender")) {
+                extenderRole = client.getKubernetesSerialization().convertValue(m.object(), ClusterRole.class);
+            } else if (m.kind().equals("ClusterRole") && m.object().getMetadata().getName().equals("railyard-explain")) {
+                explainRole = client.getKubernetesSerialization().convertValue(m.object(), ClusterRole.class);
+            }
+        }
+        assertThat(extenderRole).isNotNull();
+        assertThat(explainRole).isNotNull();
+        // self-signed webhook (options: certManager false): 11 + bindings, tokenreviews, subjectaccessreviews
+        assertThat(extenderRole.getRules()).hasSize(14);
+        String sa = "railyard-extender-secure";
+        String reader = "railyard-explain-reader";
+        extenderRole.getMetadata().setName(sa);
+        explainRole.getMetadata().setName("railyard-explain-secure");
+        try {
+            client.resource(extenderRole).create();
+            client.resource(explainRole).create();
+            for (String name : List.of(sa, reader)) {
+                client.serviceAccounts().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model
+                        .ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
+            }
+            client.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac
+                    .ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
+                    .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
+                    .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build())
+                    .create();
+            // the reader may explain what is in namespace prod only (a RoleBinding of the ClusterRole)
+            client.rbac().roleBindings().inNamespace("prod").resource(new io.fabric8.kubernetes.api.model.rbac
+                    .RoleBindingBuilder().withNewMetadata().withName(reader).endMetadata()
+                    .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "railyard-explain-secure")
+                    .addNewSubject().withKind("ServiceAccount").withName(reader).withNamespace(NS).endSubject().build())
+                    .create();
+
+            List<Access> accesses = List.of(
+                    allow(sa, "create", "", "bindings", "prod", "", "BindingWriter: client.bindings() create"),
+                    allow(sa, "create", "authentication.k8s.io", "tokenreviews", "", "", "ApiServerAccess.authenticate"),
+                    allow(sa, "create", "authorization.k8s.io", "subjectaccessreviews", "", "", "ApiServerAccess.authorize"),
+                    deny(sa, "create", "", "pods/binding", "prod", "x", "binds only through the bindings collection"),
+                    deny(sa, "create", "authorization.k8s.io", "localsubjectaccessreviews", "prod", "", "not needed"),
+                    deny(sa, "create", "", "serviceaccounts/token", NS, reader, "mints no tokens"));
+            List<String> wrong = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                wrong.clear();
+                try (KubernetesClient as = impersonating(sa, Map.of())) {
+                    for (Access access : accesses) {
+                        SelfSubjectAccessReview review = as.authorization().v1().selfSubjectAccessReview().create(
+                                new SelfSubjectAccessReviewBuilder().withNewSpec().withNewResourceAttributes()
+                                        .withVerb(access.verb()).withGroup(access.group()).withResource(access.resource())
+                                        .withSubresource(access.subresource()).withNamespace(access.namespace())
+                                        .withName(access.name()).endResourceAttributes().endSpec().build());
+                        if (review.getStatus().getAllowed() != access.allowed()) {
+                            wrong.add((access.allowed() ? "denied but needed: " : "allowed but must not be: ") + access);
+                        }
+                    }
+                }
+                assertThat(wrong).as("RBAC of the secure-port rendering").isEmpty();
+            });
+
+            // the real /explain authorizer under the extender's identity, a real token of the reader
+            String token = client.serviceAccounts().inNamespace(NS).withName(reader).tokenRequest(
+                    new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder().withNewSpec()
+                            .withExpirationSeconds(600L).endSpec().build()).getStatus().getToken();
+            try (KubernetesClient as = impersonating(sa, Map.of())) {
+                var access = new dev.railyard.scheduler.access.ApiServerAccess(as);
+                var user = access.authenticate(token).orElseThrow();
+                assertThat(user.name()).isEqualTo("system:serviceaccount:" + NS + ":" + reader);
+                assertThat(access.authenticate("not-a-token")).isEmpty();
+                var inProd = new dev.railyard.scheduler.access.KubernetesAccess.ResourceAttributes("get",
+                        "railyard.dev", "explanations", "prod", "rdma-test");
+                var clusterWide = new dev.railyard.scheduler.access.KubernetesAccess.ResourceAttributes("get",
+                        "railyard.dev", "explanations", "", "");
+                assertThat(access.authorize(user, inProd).allowed()).isTrue();
+                assertThat(access.authorize(user, clusterWide).allowed()).isFalse();
+            }
+        } finally {
+            client.rbac().roleBindings().inNamespace("prod").withName(reader).delete();
+            client.rbac().clusterRoleBindings().withName(sa).delete();
+            client.rbac().clusterRoles().withName(sa).delete();
+            client.rbac().clusterRoles().withName("railyard-explain-secure").delete();
+            for (String name : List.of(sa, reader)) {
+                client.serviceAccounts().inNamespace(NS).withName(name).delete();
+            }
         }
     }
 
