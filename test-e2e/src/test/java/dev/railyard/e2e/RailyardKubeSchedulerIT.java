@@ -78,9 +78,13 @@ class RailyardKubeSchedulerIT {
                 + kubeCalls("bind", null) + " (bind 200: " + kubeCalls("bind", "200") + ")";
     }
 
-    /** Binds that did not get a 200 since Railyard's (re)start. */
+    /**
+     * Binds that did not get a 200 since Railyard's (re)start, not counting the 401s that
+     * {@link #theSecurePortAnswersKubeSchedulersCertificateAndRefusesEveryoneElse} provokes on purpose (a
+     * kube-scheduler without its certificate would leave its pods unbound, which the tests see anyway).
+     */
     private static double failedBinds() {
-        return kubeCalls("bind", null) - kubeCalls("bind", "200");
+        return kubeCalls("bind", null) - kubeCalls("bind", "200") - kubeCalls("bind", "401");
     }
 
     private KubernetesClient client;
