@@ -232,27 +232,9 @@ final class ServeCommand implements Callable<Integer> {
                 : new NeutralPlacementDecisions(r.neutralScore(), "started with --no-cluster");
         Binder binder = wiring != null ? wiring.binder() : Binder.unwired();
         ReadinessProbe readiness = wiring != null ? wiring.readiness() : ReadinessProbe.always();
-        Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
-        Map<String, VerbHandler> kubeVerbs = new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs();
-        if (wiring != null && wiring.election() != null) {
-            // a standby answers 503 to the deciding verbs: only the leader has the plans (LeaderOnlyVerbs)
-            LeaderOnlyVerbs gate = new LeaderOnlyVerbs(wiring.election()::standbyReason, registry);
-            volcanoVerbs = gate.gate("volcano", volcanoVerbs, LeaderOnlyVerbs.VOLCANO);
-            kubeVerbs = gate.gate("kube", kubeVerbs, LeaderOnlyVerbs.KUBE);
-        }
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
-        routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX, volcanoVerbs));
-        // who may call (docs/adr/0006-authenticated-callers.md): the kube-scheduler verbs (bind included) and /explain
-        // go to the secure port; without one they are served on a loopback main port only
         Map<String, VerbHandler> secureRoutes = new LinkedHashMap<>();
-        if (r.secure() != null) {
-            secureRoutes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, ClientCertificateRequired.wrap("kube", kubeVerbs)));
-        } else if (loopback(r)) {
-            routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
-        }
-        if (wiring != null && (r.secure() != null || loopback(r))) {
-            (r.secure() != null ? secureRoutes : routes).putAll(wiring.serviceRoutes());
-        }
+        mountVerbs(r, wiring, decisions, binder, registry, routes, secureRoutes);
         ServeListeners listeners = new ServeListeners();
         WebhookCertificateRotation rotation = null;
         if (wiring != null && webhookPort == null) {
@@ -298,6 +280,34 @@ final class ServeCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Mounts the Volcano verbs on the main port, and the kube-scheduler verbs and {@code /explain} where they may be
+     * called (docs/adr/0006-authenticated-callers.md): the secure port, or a loopback main port, else nowhere.
+     */
+    private static void mountVerbs(Resolved r, ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
+                                   PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
+                                   Map<String, VerbHandler> secureRoutes) {
+        Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
+        Map<String, VerbHandler> kubeVerbs = new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs();
+        if (wiring != null && wiring.election() != null) {
+            // a standby answers 503 to the deciding verbs: only the leader has the plans (LeaderOnlyVerbs)
+            LeaderOnlyVerbs gate = new LeaderOnlyVerbs(wiring.election()::standbyReason, registry);
+            volcanoVerbs = gate.gate("volcano", volcanoVerbs, LeaderOnlyVerbs.VOLCANO);
+            kubeVerbs = gate.gate("kube", kubeVerbs, LeaderOnlyVerbs.KUBE);
+        }
+        routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX, volcanoVerbs));
+        // who may call (docs/adr/0006-authenticated-callers.md): the kube-scheduler verbs (bind included) and /explain
+        // go to the secure port; without one they are served on a loopback main port only
+        if (r.secure() != null) {
+            secureRoutes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, ClientCertificateRequired.wrap("kube", kubeVerbs)));
+        } else if (loopback(r)) {
+            routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
+        }
+        if (wiring != null && (r.secure() != null || loopback(r))) {
+            (r.secure() != null ? secureRoutes : routes).putAll(wiring.serviceRoutes());
+        }
     }
 
     private static boolean loopback(Resolved r) {
