@@ -18,8 +18,8 @@ import java.util.List;
  * JSON allows, no raw control characters and well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
  * above U+10FFFF), nesting within {@value WireJson#MAX_NESTING_DEPTH} levels, and no key given twice in a NodeInfo.
  *
- * <p>It never reports errors itself: on anything it does not accept (an escaped name or key, an escaped surrogate
- * half, a non-ASCII name, a
+ * <p>It never reports errors itself: on anything it does not accept (an escaped name or NodeInfo key, an escaped
+ * surrogate half, a non-ASCII name, a
  * missing name, {@code Node} before {@code Name}, a number over 64 characters, a key over 1 KiB, a string over
  * 1 MiB, a structural problem, keys after the node list) it returns null and the caller parses the whole body
  * with Jackson, which then gives the verdict. So wherever it returns names, the full parse returns the same names
@@ -189,8 +189,9 @@ final class NodeNameScan {
                 if (c != '"') {
                     return -1;
                 }
-                // keys with escapes go to the full parse: Jackson decodes and checks them (surrogate pairs)
-                i = ws(stringEnd(i + 1, MAX_KEY, false));
+                // escaped keys are everywhere in managedFields (k:{\"uid\":...}); an escaped surrogate half, whose
+                // pairing Jackson checks in keys, goes to the full parse (escapeEnd)
+                i = ws(stringEnd(i + 1, MAX_KEY, true));
                 if (i < 0 || i >= n || b[i] != ':') {
                     return -1;
                 }

@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The Volcano NodeInfo fast path ({@link NodeNameScan}) gives exactly the verdict of the full Jackson parse on
  * every input: the same node names and task, or the same refusal with the same reason. Each case mutates a real
- * captured predicate or prioritize body (wire/captured/volcano/, sent by vc-scheduler v1.14.1) at a random place,
+ * captured predicate or prioritize body (wire/captured/volcano/, sent by vc-scheduler v1.14.1), or the composed
+ * v1.15 predicate whose Node and pods carry managedFields (escaped keys), at a random place,
  * mostly inside the node list the fast path reads: a byte replaced by one that matters to JSON (quotes,
  * brackets, control bytes, UTF-8 lead and continuation bytes), a snippet inserted (bad escapes, malformed and
  * overlong UTF-8, surrogates, numbers JSON or the limits refuse, broken literals, duplicate and reordered keys,
@@ -33,16 +34,19 @@ class NodeNameScanDifferentialTest {
         static Base of(String resource, String key) {
             byte[] body = WireResources.load(resource);
             String text = new String(body, StandardCharsets.UTF_8);
-            int at = text.indexOf("\"" + key + "\":");
-            // the captured bodies are compact Go JSON: the value starts right after the colon
-            return new Base(resource, key, body, text.substring(0, at).getBytes(StandardCharsets.UTF_8).length
-                    + key.length() + 3);
+            int at = text.indexOf("\"" + key + "\":") + key.length() + 3;
+            while (Character.isWhitespace(text.charAt(at))) {
+                at++;
+            }
+            return new Base(resource, key, body, text.substring(0, at).getBytes(StandardCharsets.UTF_8).length);
         }
     }
 
     static final List<Base> BASES = List.of(
             Base.of("captured/volcano/predicate-v1.14.1.json", "node"),
-            Base.of("captured/volcano/prioritize-v1.14.1.json", "nodes"));
+            Base.of("captured/volcano/prioritize-v1.14.1.json", "nodes"),
+            // composed from Go types with managedFields, whose keys are escaped JSON (k:{\"uid\":...})
+            Base.of("volcano/predicate-v1.15.json", "node"));
 
     /** What a reader answered: the names (and task), or the refusal. */
     record Verdict(String value) {
