@@ -75,7 +75,7 @@ for d in "${volcano_deployments[@]}"; do kubectl -n volcano-system rollout statu
 phase "kwok $KWOK_VERSION controller, node stages only"
 kubectl apply -f "https://github.com/kubernetes-sigs/kwok/releases/download/$KWOK_VERSION/kwok.yaml"
 # Only node-initialize and node-heartbeat: the suites' FakeKubelet plays the pods, and kwok's pod-complete stage
-# would finish Volcano job pods at once (shared/design/e2e-control-plane.md §4).
+# would finish Volcano job pods at once (kwok v0.8.0 kustomize/stage/pod/fast/pod-complete.yaml selects on the owner kind only).
 for stage in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml; do
   kubectl apply -f "https://raw.githubusercontent.com/kubernetes-sigs/kwok/$KWOK_VERSION/kustomize/stage/$stage"
 done

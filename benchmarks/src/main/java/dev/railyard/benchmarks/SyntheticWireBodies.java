@@ -8,10 +8,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Large request bodies in the shape Volcano and kube-scheduler send (wire-formats §1.6–1.7, §2.1): Go field-name
- * keys, full core/v1 Node objects with 50 images and managedFields, every pod on a node as a full TaskInfo with
- * its Pod (managedFields included). Sizes follow wire-formats' payload arithmetic: a GPU node with ~15 pods
- * makes a predicate of ~130 KB; 100 such NodeInfos make a ~20 MB prioritize.
+ * Large request bodies in the shape Volcano and kube-scheduler send (docs/formats/volcano-extender.md §6–§7,
+ * kube-extender.md §1): Go field-name keys, full core/v1 Node objects with 50 images and managedFields, every pod
+ * on a node as a full TaskInfo with its Pod (managedFields included). Sizes follow the payload arithmetic of
+ * volcano-extender.md §7: a GPU node with ~15 pods makes a predicate of ~130 KB; 100 such NodeInfos make a ~20 MB
+ * prioritize.
  *
  * <p>Deterministic: the same arguments always give the same bytes.
  */
@@ -136,9 +137,18 @@ public final class SyntheticWireBodies {
         g.writeEndObject();
     }
 
+    /** One core/v1 Pod as the API server serialises it: metadata (with managedFields), spec, status. */
     private static void pod(JsonGenerator g, String ns, String name, String uid, String scheduler, int gpus, String node,
                             boolean gang) throws IOException {
         g.writeStartObject();
+        podMetadata(g, ns, name, uid, gang);
+        podSpec(g, scheduler, gpus, node);
+        podStatus(g, node);
+        g.writeEndObject();
+    }
+
+    private static void podMetadata(JsonGenerator g, String ns, String name, String uid, boolean gang)
+            throws IOException {
         g.writeObjectFieldStart("metadata");
         g.writeStringField("name", name);
         g.writeStringField("namespace", ns);
@@ -171,6 +181,12 @@ public final class SyntheticWireBodies {
         g.writeBooleanField("controller", true);
         g.writeEndObject();
         g.writeEndArray();
+        managedFields(g);
+        g.writeEndObject();
+    }
+
+    /** Three managers' managedFields entries, as kube-controller-manager, the kubelet and multus leave them. */
+    private static void managedFields(JsonGenerator g) throws IOException {
         g.writeArrayFieldStart("managedFields");
         for (String manager : new String[]{"kube-controller-manager", "kubelet", "multus"}) {
             g.writeStartObject();
@@ -207,8 +223,9 @@ public final class SyntheticWireBodies {
             g.writeEndObject();
         }
         g.writeEndArray();
-        g.writeEndObject();
+    }
 
+    private static void podSpec(JsonGenerator g, String scheduler, int gpus, String node) throws IOException {
         g.writeObjectFieldStart("spec");
         g.writeArrayFieldStart("volumes");
         for (int v = 0; v < 3; v++) {
@@ -276,7 +293,9 @@ public final class SyntheticWireBodies {
         }
         g.writeEndArray();
         g.writeEndObject();
+    }
 
+    private static void podStatus(JsonGenerator g, String node) throws IOException {
         g.writeObjectFieldStart("status");
         g.writeStringField("phase", node.isEmpty() ? "Pending" : "Running");
         g.writeArrayFieldStart("conditions");
@@ -290,7 +309,6 @@ public final class SyntheticWireBodies {
         }
         g.writeEndArray();
         g.writeStringField("qosClass", "Burstable");
-        g.writeEndObject();
         g.writeEndObject();
     }
 

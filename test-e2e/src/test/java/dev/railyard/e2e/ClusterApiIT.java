@@ -110,7 +110,7 @@ class ClusterApiIT {
 
     @Test
     void macvlanNetworkWithAModeOutsideTheEnumIsRejected() {
-        // data-formats.md §3.1: mode is one of bridge/private/vepa/passthru; our CRD enforces that enum.
+        // docs/formats/network-operator.md §1: mode is one of bridge/private/vepa/passthru; our CRD enforces that enum.
         GenericKubernetesResource bad = new GenericKubernetesResourceBuilder()
                 .withApiVersion("mellanox.com/v1alpha1").withKind("MacvlanNetwork")
                 .withNewMetadata().withName("bad-mode").endMetadata()

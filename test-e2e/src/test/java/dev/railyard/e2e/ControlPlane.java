@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -41,13 +42,13 @@ import javax.net.ssl.TrustManagerFactory;
  * optionally kube-scheduler and Volcano's vc-scheduler and vc-controller-manager, a {@link FakeKubelet} in this JVM
  * and fake GPU nodes ({@link GpuNodes}).
  *
- * <p>Start order (design note {@code /work/shared/design/e2e-control-plane.md} §6.3): certificates, etcd,
+ * <p>Start order: certificates, etcd,
  * kube-apiserver (wait for {@code /readyz}), admin kubeconfig, CRDs (Volcano's from the Go module cache, Railyard's
  * from {@code deploy/crds}, whereabouts / NetworkAttachmentDefinition / MacvlanNetwork from this module's test
  * resources; wait for {@code Established}), fake nodes, fake kubelet, kube-scheduler, vc-scheduler (its
  * {@code volcano-scheduler.conf} is written before it starts; wait for queues {@code root} and {@code default}),
  * vc-controller-manager. A Railyard extender, when configured, must already be listening: vc-scheduler skips an
- * extender whose {@code onSessionOpen} fails (wire-formats.md §1.4).
+ * extender whose {@code onSessionOpen} fails (docs/formats/volcano-extender.md §4).
  *
  * <p>Every listener binds 127.0.0.1 on a free port. Logs, generated configs and PID files stay in
  * {@link #runDir()} ({@code target/e2e-logs/<run>/}); {@link #close()} stops the processes in reverse order by
@@ -79,17 +80,27 @@ public final class ControlPlane implements AutoCloseable {
      * @param volcanoExtender vc-scheduler's {@code extender} plugin, if any (needs {@code volcano})
      * @param prelude run after the CRDs, nodes and fake kubelet exist and before any scheduler starts: cluster
      *        objects the schedulers must see at once, and the extender, which must listen before vc-scheduler starts
-     *        (wire-formats.md §1.4)
+     *        (docs/formats/volcano-extender.md §4)
+     * @param capacities node name → the capacity (= allocatable) it is created with ({@link ClusterShape}); nodes not
+     *        named get the seed's ({@link GpuNodes#capacity()})
      */
     public record Options(List<String> gpuNodes, boolean kubeScheduler, Optional<KubeSchedulerConf.Extender> kubeExtender,
                           boolean volcano, Optional<VolcanoSchedulerConf.Extender> volcanoExtender,
-                          Optional<Prelude> prelude) {
+                          Optional<Prelude> prelude, Map<String, Map<String, Quantity>> capacities) {
+
+        /** Options whose nodes all have the seed capacity ({@link GpuNodes#capacity()}). */
+        public Options(List<String> gpuNodes, boolean kubeScheduler,
+                       Optional<KubeSchedulerConf.Extender> kubeExtender, boolean volcano,
+                       Optional<VolcanoSchedulerConf.Extender> volcanoExtender, Optional<Prelude> prelude) {
+            this(gpuNodes, kubeScheduler, kubeExtender, volcano, volcanoExtender, prelude, Map.of());
+        }
 
         /**
          * @throws IllegalArgumentException if an extender is given for a scheduler that does not run
          */
         public Options {
             gpuNodes = List.copyOf(gpuNodes);
+            capacities = Map.copyOf(capacities);
             if (kubeExtender.isPresent() && !kubeScheduler) {
                 throw new IllegalArgumentException("a kube-scheduler extender needs kubeScheduler=true");
             }
@@ -120,6 +131,17 @@ public final class ControlPlane implements AutoCloseable {
         }
 
         /** Only etcd and kube-apiserver (plus CRDs and nodes): for API-level checks. */
+        /** These options with the nodes' capacities of a {@link ClusterShape} (others keep the seed's). */
+        public Options withCapacities(Map<String, Map<String, Quantity>> nodeCapacities) {
+            return new Options(gpuNodes, kubeScheduler, kubeExtender, volcano, volcanoExtender, prelude,
+                    nodeCapacities);
+        }
+
+        /** @return the capacity node {@code name} is created with */
+        public Map<String, Quantity> capacity(String name) {
+            return capacities.getOrDefault(name, GpuNodes.capacity());
+        }
+
         public static Options apiOnly(List<String> gpuNodes) {
             return new Options(gpuNodes, false, Optional.empty(), false, Optional.empty(), Optional.empty());
         }
@@ -261,7 +283,7 @@ public final class ControlPlane implements AutoCloseable {
         }
         t = step(crds + " missing CRDs created", t);
         for (int i = 0; i < options.gpuNodes().size(); i++) {
-            Node node = GpuNodes.node(options.gpuNodes().get(i), i + 1);
+            Node node = GpuNodes.node(options.gpuNodes().get(i), i + 1, options.capacity(options.gpuNodes().get(i)));
             // kwok's in-cluster controller (test-e2e/kind) keeps nodes with this annotation Ready (heartbeats), so
             // the node lifecycle controller does not taint them unreachable; the FakeKubelet plays the pods.
             node.getMetadata().setAnnotations(Map.of("kwok.x-k8s.io/node", "fake"));
@@ -339,7 +361,7 @@ public final class ControlPlane implements AutoCloseable {
         t = step(crds.size() + " CRDs", t);
 
         for (int i = 0; i < options.gpuNodes().size(); i++) {
-            Node node = GpuNodes.node(options.gpuNodes().get(i), i + 1);
+            Node node = GpuNodes.node(options.gpuNodes().get(i), i + 1, options.capacity(options.gpuNodes().get(i)));
             client.nodes().resource(node).create();
             // Status is kept on Node create in current apiservers, as when kubelet registers; write it
             // explicitly through the status subresource so the test does not depend on that.

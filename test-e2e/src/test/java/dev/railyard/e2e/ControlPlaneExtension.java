@@ -39,10 +39,23 @@ public final class ControlPlaneExtension implements BeforeAllCallback, BeforeEac
     private ControlPlane controlPlane;
     /** Why the binaries are missing, when they are; every test of the class is then skipped. */
     private String skipReason;
+    /** What else the suite needs besides the control-plane binaries, said in a skip message; empty when nothing. */
+    private String alsoNeeds = "";
 
     /** An extension that will start a control plane with {@code options}. */
     public ControlPlaneExtension(ControlPlane.Options options) {
         this.options = options;
+    }
+
+    /**
+     * Names what else the suite needs (e.g. helm), so that a skip for missing binaries says it too and the reader
+     * does not find out one build later.
+     *
+     * @return this extension
+     */
+    public ControlPlaneExtension alsoNeeding(String what) {
+        this.alsoNeeds = "; this suite also needs " + what;
+        return this;
     }
 
     /**
@@ -75,7 +88,7 @@ public final class ControlPlaneExtension implements BeforeAllCallback, BeforeEac
         String[] needed = options.binaries().toArray(String[]::new);
         var missing = bin.missing(needed);
         if (missing.isPresent()) {
-            skipReason = missing.get();
+            skipReason = missing.get() + alsoNeeds;
             if (Arrays.stream(needed).anyMatch(n -> !bin.has(n) && E2eBinaries.required(n))) {
                 throw new IllegalStateException(skipReason + " (railyard.e2e.required="
                         + System.getProperty("railyard.e2e.required") + ")");

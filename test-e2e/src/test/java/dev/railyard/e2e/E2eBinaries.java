@@ -123,7 +123,17 @@ public record E2eBinaries(Path dir, String reason) {
         if (Arrays.stream(names).anyMatch(n -> !has(n) && required(n))) {
             Assertions.fail(why.get() + " (railyard.e2e.required=" + System.getProperty("railyard.e2e.required") + ")");
         }
-        Assumptions.abort(why.get());
+        skip(StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass().getSimpleName(),
+                why.get());
+    }
+
+    /**
+     * Skips the calling test: prints {@code [e2e] SKIPPED <suite>: <reason>} on stderr, where Maven shows it (a JUnit
+     * assumption's message only reaches the XML report), then aborts the test with the same reason.
+     */
+    public static void skip(String suite, String reason) {
+        System.err.println("[e2e] SKIPPED " + suite + ": " + reason);
+        Assumptions.abort(reason);
     }
 
     /** Points at the build log of a component that was tried and failed, if there is one. */

@@ -81,6 +81,15 @@ public final class FixtureMachines {
                     "mlx5_5", "stor1"),
             Set.of());
 
+    /**
+     * github.com/sgl-project/sglang/issues/30401 (fixture case-01): DGX/HGX H100, GPU i PIX to mlx5_i, two sockets;
+     * cabling as the demo's {@code dgx-h100}: mlx5_0..3 on lan2..lan5 (the seed's rails), mlx5_4..7 on lan6..lan9.
+     */
+    public static final Machine DGX_H100 = new Machine("case-01-dgx-h100-8gpu-8nic-1to1.txt", Map.of(),
+            Map.of("mlx5_0", "lan2", "mlx5_1", "lan3", "mlx5_2", "lan4", "mlx5_3", "lan5", "mlx5_4", "lan6",
+                    "mlx5_5", "lan7", "mlx5_6", "lan8", "mlx5_7", "lan9"),
+            Set.of());
+
     /** The seed's rdma-shared-dev-plugin resources and the netdev each selects ({@code ifNames}). */
     public static final Map<String, String> RDMA_RESOURCES = new TreeMap<>(Map.of(
             "nvidia.com/mlx5_0", "lan2", "nvidia.com/mlx5_1", "lan3", "nvidia.com/mlx5_2", "lan4",
@@ -128,6 +137,14 @@ public final class FixtureMachines {
 
     /** The {@code NodeTopology} named {@code node} that the agent would publish for machine {@code m}. */
     public static NodeTopology nodeTopology(String node, Machine m) {
+        return nodeTopology(node, m, RDMA_RESOURCES, GpuNodes.HCA_SLOTS);
+    }
+
+    /**
+     * The {@code NodeTopology} named {@code node} that the agent would publish for machine {@code m} whose
+     * rdma-shared-dev-plugin advertises {@code rdmaResources} (resource → the netdev it selects), {@code slots} each.
+     */
+    public static NodeTopology nodeTopology(String node, Machine m, Map<String, String> rdmaResources, int slots) {
         NodeTopologySpec spec = spec(m);
         String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         List<HcaPortStatus> ports = new ArrayList<>();
@@ -142,9 +159,9 @@ public final class FixtureMachines {
         }
         netdevs.sort(java.util.Comparator.comparing(NetdevAttachment::netdev));
         List<RdmaResourceStatus> rdma = new ArrayList<>();
-        RDMA_RESOURCES.forEach((resource, netdev) -> rdma.add(new RdmaResourceStatus(resource,
+        new TreeMap<>(rdmaResources).forEach((resource, netdev) -> rdma.add(new RdmaResourceStatus(resource,
                 netdevs.stream().filter(n -> n.netdev().equals(netdev)).map(NetdevAttachment::hca).toList(),
-                "selectors", GpuNodes.HCA_SLOTS, 0)));
+                "selectors", slots, 0)));
         boolean degraded = ports.stream().anyMatch(p -> !p.isUp());
         List<Condition> conditions = List.of(
                 condition(NodeTopologyConditions.READY, "True", now),

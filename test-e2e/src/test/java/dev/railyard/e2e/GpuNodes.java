@@ -8,10 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Fake GPU nodes as a kubelet would register them: the seed's 8-GPU hosts with four mlx5 HCAs shared through
- * k8s-rdma-shared-dev-plugin ({@code nvidia.com/mlx5_0..3}, {@code rdmaHcaMax: 100} each, per
- * {@code /work/shared/seed-setup.md}), plus CPU, memory and pod slots, Ready, with an InternalIP string (no traffic
- * ever goes there).
+ * Fake GPU nodes as a kubelet would register them: by default the seed's 8-GPU hosts with four mlx5 HCAs shared
+ * through k8s-rdma-shared-dev-plugin ({@code nvidia.com/mlx5_0..3}, {@code rdmaHcaMax: 100} each, as the seed setup
+ * has them), or any other GPU count and RDMA resources ({@link MachineShape}), plus CPU, memory and pod slots,
+ * Ready, with an InternalIP string (no traffic ever goes there).
  */
 public final class GpuNodes {
 
@@ -27,14 +27,22 @@ public final class GpuNodes {
 
     /** Capacity (= allocatable) of one seed GPU node. */
     public static Map<String, Quantity> capacity() {
+        return capacity(GPUS, FixtureMachines.RDMA_RESOURCES.keySet(), HCA_SLOTS);
+    }
+
+    /**
+     * Capacity (= allocatable) of a GPU node: the seed's CPU, memory, pods and storage, {@code gpus}
+     * {@code nvidia.com/gpu}, and {@code slots} of every RDMA resource.
+     */
+    public static Map<String, Quantity> capacity(int gpus, Iterable<String> rdmaResources, int slots) {
         Map<String, Quantity> c = new LinkedHashMap<>();
         c.put("cpu", new Quantity("96"));
         c.put("memory", new Quantity("1536Gi"));
         c.put("pods", new Quantity("110"));
         c.put("ephemeral-storage", new Quantity("3500Gi"));
-        c.put("nvidia.com/gpu", new Quantity(Integer.toString(GPUS)));
-        for (int i = 0; i < 4; i++) {
-            c.put("nvidia.com/mlx5_" + i, new Quantity(Integer.toString(HCA_SLOTS)));
+        c.put("nvidia.com/gpu", new Quantity(Integer.toString(gpus)));
+        for (String r : rdmaResources) {
+            c.put(r, new Quantity(Integer.toString(slots)));
         }
         return c;
     }
@@ -46,6 +54,15 @@ public final class GpuNodes {
      * @throws IllegalArgumentException if {@code index} is outside 1–250
      */
     public static Node node(String name, int index) {
+        return node(name, index, capacity());
+    }
+
+    /**
+     * {@link #node(String, int)} with the given capacity (= allocatable).
+     *
+     * @throws IllegalArgumentException if {@code index} is outside 1–250
+     */
+    public static Node node(String name, int index, Map<String, Quantity> capacity) {
         if (index < 1 || index > 250) {
             throw new IllegalArgumentException("node index " + index + " outside 1-250 for node " + name);
         }
@@ -59,8 +76,8 @@ public final class GpuNodes {
                     .addToLabels(FAKE_NODE_LABEL, "true")
                 .endMetadata()
                 .withNewStatus()
-                    .withCapacity(capacity())
-                    .withAllocatable(capacity())
+                    .withCapacity(capacity)
+                    .withAllocatable(capacity)
                     .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
                         .withMessage("fake kubelet (railyard e2e)").withLastHeartbeatTime(now)
                         .withLastTransitionTime(now).endCondition()

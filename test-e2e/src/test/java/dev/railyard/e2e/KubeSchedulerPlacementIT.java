@@ -20,15 +20,22 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The seed's rdma-test pod through a real kube-scheduler (no extender yet) onto fake GPU nodes: binding, the
  * fake kubelet's Running status, the scheduler's Events, and an 8-GPU pod that does not fit until capacity is freed.
+ * The nodes are declared with {@link ClusterShape}: two DGX H100s (fixture case-01) with the seed's RDMA resources.
  */
 class KubeSchedulerPlacementIT {
 
-    private static final List<String> NODES = List.of("gpu-node-1", "gpu-node-2");
+    /** DGX H100 hardware, 8 GPUs, the seed's {@code nvidia.com/mlx5_0..3} on lan2..lan5, 100 slots each. */
+    private static final MachineShape DGX = MachineShape.seed("dgx-h100", FixtureMachines.DGX_H100);
+    private static final ClusterShape SHAPE = ClusterShape.builder()
+            .nodes(DGX, "leaf-1", "spine-1", "gpu-node-1", "gpu-node-2")
+            .network("rdma-net-ipam-lan2", "lan2", "192.168.4.0/22")
+            .build();
+    private static final List<String> NODES = SHAPE.nodeNames();
     private static final Duration BIND_TIMEOUT = Duration.ofSeconds(60);
 
     @RegisterExtension
-    static final ControlPlaneExtension CLUSTER =
-            new ControlPlaneExtension(ControlPlane.Options.kubeScheduler(NODES));
+    static final ControlPlaneExtension CLUSTER = new ControlPlaneExtension(new ControlPlane.Options(NODES, true,
+            Optional.empty(), false, Optional.empty(), Optional.of(SHAPE::create)).withCapacities(SHAPE.capacities()));
 
     private KubernetesClient client;
 
@@ -45,6 +52,27 @@ class KubeSchedulerPlacementIT {
         await().atMost(BIND_TIMEOUT).until(() -> client.pods().inNamespace(SeedWorkloads.NAMESPACE).list()
                 .getItems().isEmpty());
         assertThat(CLUSTER.controlPlane().kubelet().errors()).isZero();
+    }
+
+    @Test
+    void nodesCarryTheShapeTheScenarioDeclares() {
+        for (String name : NODES) {
+            var node = client.nodes().withName(name).get();
+            // MachineShape.seed: 8 GPUs and 100 slots of each seed RDMA resource, as the kubelet would report them
+            assertThat(node.getStatus().getAllocatable().get("nvidia.com/gpu").toString()).isEqualTo("8");
+            assertThat(node.getStatus().getAllocatable().get("nvidia.com/mlx5_3").toString()).isEqualTo("100");
+            assertThat(node.getMetadata().getLabels()).containsEntry(ClusterShape.LEAF_LABEL, "leaf-1");
+            // case-01 (DGX H100): GPU i is PIX to NIC i = mlx5_i, so the published pairs are GPU i -> mlx5_i, rail i
+            var nt = client.genericKubernetesResources("railyard.dev/v1alpha1", "NodeTopology").withName(name).get();
+            List<java.util.Map<String, Object>> pairs = nt.get("spec", "pairs");
+            assertThat(pairs).hasSize(8);
+            for (int i = 0; i < 8; i++) {
+                assertThat(pairs.get(i)).containsEntry("gpu", i).containsEntry("hca", "mlx5_" + i)
+                        .containsEntry("distance", "PIX").containsEntry("rail", i);
+            }
+        }
+        assertThat(client.genericKubernetesResources("whereabouts.cni.cncf.io/v1alpha1", "IPPool")
+                .inNamespace(ClusterShape.WHEREABOUTS_NAMESPACE).withName("192.168.4.0-22").get()).isNotNull();
     }
 
     @Test

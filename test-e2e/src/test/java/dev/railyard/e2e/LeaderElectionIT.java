@@ -102,7 +102,7 @@ class LeaderElectionIT {
                 });
     }
 
-    /** kube-scheduler filter in nodeCacheCapable form: a bare pod and one node name (wire-formats §2.1). */
+    /** kube-scheduler filter in nodeCacheCapable form: a bare pod and one node name (docs/formats/kube-extender.md §1). */
     private static final String FILTER = """
             {"Pod":{"metadata":{"name":"probe","namespace":"default","uid":"0f0f0f0f-0000-4000-8000-000000000001"},\
             "spec":{"containers":[{"name":"c","image":"busybox"}]}},"Nodes":null,"NodeNames":["gpu-node-1"]}""";

@@ -27,7 +27,7 @@ import org.awaitility.core.ConditionTimeoutException;
  * missed (the API server sends one event per stored write, in order; fabric8 resumes from the last resourceVersion
  * on a dropped connection, and a history gap (410 Gone) closes the watch, which {@link #assertComplete()} reports).
  *
- * <p>Used to prove wire-formats §3.1 end to end: a Binding's annotations land on the pod in the same storage write
+ * <p>Used to prove docs/formats/binding.md §1 end to end: a Binding's annotations land on the pod in the same storage write
  * that sets {@code spec.nodeName}, so Railyard's hints are in the very pod version where the node first appears.
  */
 final class PodVersions implements AutoCloseable {

@@ -189,7 +189,7 @@ class RailyardKubeSchedulerIT {
                         && "Scheduled".equals(e.getReason())).findFirst(), Optional::isPresent).orElseThrow();
         assertThat(scheduled.getMessage()).isEqualTo("Successfully assigned prod/rdma-test-master-0 to " + node);
         // filter and prioritize went over the same TLS connection setup; with nodeCacheCapable the filter body names
-        // nodes only (wire-formats.md §2; the captured body wire/captured/kube/filter-nodenames-v1.35.4.json, taken
+        // nodes only (docs/formats/kube-extender.md; the captured body wire/captured/kube/filter-nodenames-v1.35.4.json, taken
         // through the recording proxy before this suite moved to HTTPS, pins that shape in CapturedWireContractTest)
         assertThat(kubeCalls("filter", "200")).isPositive();
         assertThat(kubeCalls("prioritize", "200")).isPositive();
@@ -248,7 +248,7 @@ class RailyardKubeSchedulerIT {
         RAILYARD[0].start();
 
         List<String> withTopology = SeedCluster.NODES.stream().filter(n -> n.machine().isPresent())
-                .map(SeedCluster.FakeNode::name).toList();
+                .map(ClusterShape.Node::name).toList();
         client.resource(gangPod("kg-2", withTopology)).create();
         client.resource(gangPod("kg-3", withTopology)).create();
         JsonNode h2 = awaitBoundWithHint("kg-2");

@@ -169,8 +169,8 @@ class RailyardVolcanoIT {
         // talk over NVLink and need no alignment): earlier pods hold 4 GPUs of every PCIe node and all 8 of the
         // others.
         List<String> occupants = new java.util.ArrayList<>();
-        for (SeedCluster.FakeNode n : SeedCluster.NODES) {
-            boolean pcie = n.machine().equals(java.util.Optional.of(FixtureMachines.PCIE_8GPU));
+        for (ClusterShape.Node n : SeedCluster.NODES) {
+            boolean pcie = n.machine().equals(java.util.Optional.of(SeedCluster.PCIE_8GPU));
             String name = "earlier-" + n.name();
             client.resource(SeedWorkloads.occupant(name, n.name(), pcie ? 4 : 8)).create();
             occupants.add(name);
@@ -180,8 +180,8 @@ class RailyardVolcanoIT {
         }
         // the PCIe occupants get their hints by backfill (they were bound without a scheduler); wait for them, so
         // Railyard counts exactly which GPUs they hold rather than assuming the lowest indices
-        for (SeedCluster.FakeNode n : SeedCluster.NODES) {
-            if (n.machine().equals(java.util.Optional.of(FixtureMachines.PCIE_8GPU))) {
+        for (ClusterShape.Node n : SeedCluster.NODES) {
+            if (n.machine().equals(java.util.Optional.of(SeedCluster.PCIE_8GPU))) {
                 awaitAnnotation("earlier-" + n.name(), HintAnnotations.PLACEMENT);
             }
         }
@@ -214,7 +214,7 @@ class RailyardVolcanoIT {
         assertThat(view.boundCount("gang-pool")).as("pods bound while lan5 has 1 free address").isZero();
         assertThat(view.podGroupPhase("gang-pool")).isNotEqualTo(java.util.Optional.of("Running"));
         // The reason reaches the cluster: vc-scheduler records the extender's predicate reason in the PodGroup's
-        // Unschedulable condition and the pods' FailedScheduling events (wire-formats.md §1.4).
+        // Unschedulable condition and the pods' FailedScheduling events (docs/formats/volcano-extender.md §4).
         // Which pod's reasons the PodGroup quotes ("Origin reason is <pod>") varies; the pod that found no address
         // carries them in its PodScheduled condition.
         List<String> reasons = new ArrayList<>(view.podGroupConditionMessages("gang-pool", "Unschedulable"));
@@ -261,7 +261,7 @@ class RailyardVolcanoIT {
 
         await().pollDelay(SEVERAL_SESSIONS).atMost(SEVERAL_SESSIONS.plusSeconds(1)).until(() -> true);
         // vc-scheduler did call Railyard and got transport errors. With ignorable=false a failed jobEnqueueable
-        // rejects the job (it stays Pending) and a failed predicate rejects the node (wire-formats.md §1.4).
+        // rejects the job (it stays Pending) and a failed predicate rejects the node (docs/formats/volcano-extender.md §4).
         assertThat(PROXY.totalFailures()).as("failed extender calls during the outage").isGreaterThan(failedBefore);
         assertThat(view.boundCount("gang-outage")).as("pods bound during the outage (0 of 2, not 1)").isZero();
         assertThat(view.podGroupPhase("gang-outage")).isNotEqualTo(java.util.Optional.of("Running"));

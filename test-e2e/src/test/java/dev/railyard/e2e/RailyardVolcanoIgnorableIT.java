@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Railyard as vc-scheduler's extender with {@code ignorable: true} and every verb Volcano v1.14 offers except
  * {@code jobReadyVerb} (with ignorable, a failed jobReady returns "not ready" and nothing would commit during an
- * outage; wire-formats.md §1.4 and docs/serve.md). {@code onSessionOpenVerb} is set here on purpose, to record its
+ * outage; docs/formats/volcano-extender.md §4 and docs/serve.md). {@code onSessionOpenVerb} is set here on purpose, to record its
  * body: with ignorable it cannot make Volcano skip the extender. Scenario: Railyard stopped mid-run, scheduling
  * continues without hints (its {@code pods/binding} webhook is down too, failurePolicy Ignore); once it is back the
  * hints are backfilled onto the bound pods, with a {@code RailyardHintsBackfilled} Event.

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>The first request body of each path is saved verbatim as {@code <captureDir>/<protocol>/<verb>.json}; every
  * request is counted per path, with the status Railyard answered. When no backend is set or the backend refuses the
  * connection, the exchange is closed without a response, so the scheduler sees a transport error exactly as with
- * Railyard down (wire-formats.md §1.4 treats transport errors and non-200 alike).
+ * Railyard down (docs/formats/volcano-extender.md §4 treats transport errors and non-200 alike).
  */
 public final class RecordingProxy implements AutoCloseable {
 

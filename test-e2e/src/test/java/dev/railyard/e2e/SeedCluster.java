@@ -3,12 +3,8 @@ package dev.railyard.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.railyard.api.whereabouts.IPAllocation;
-import dev.railyard.api.whereabouts.IPPool;
-import dev.railyard.api.whereabouts.IPPoolSpec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -16,13 +12,12 @@ import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.stream.IntStream;
 
 /**
- * The cluster the Railyard scenarios run on: fake GPU nodes of real machine types ({@link FixtureMachines}) under
- * leaf/spine switches, their {@code NodeTopology} objects, the seed's four MacvlanNetworks with the
- * NetworkAttachmentDefinitions network-operator renders from them, and the whereabouts IPPools of those ranges.
+ * The cluster the Railyard scenarios run on, declared with {@link ClusterShape}: fake GPU nodes of real machine
+ * types ({@link FixtureMachines}) under leaf/spine switches, their {@code NodeTopology} objects, the seed's four
+ * MacvlanNetworks with the NetworkAttachmentDefinitions network-operator renders from them, and the whereabouts
+ * IPPools of those ranges.
  *
  * <p>Layout (leaf/spine as NVIDIA topograph's node labels {@code network.topology.nvidia.com/leaf} and
  * {@code .../spine}, the {@code TOPOGRAPH_TREE} scheme of {@code dev.railyard.topology.fabric.FabricLabelKeys}):
@@ -36,46 +31,44 @@ import java.util.stream.IntStream;
 public final class SeedCluster {
 
     /** Fabric label keys (NVIDIA topograph before v1.0.0; {@code FabricLabelKeys.TOPOGRAPH_TREE}). */
-    public static final String LEAF_LABEL = "network.topology.nvidia.com/leaf";
+    public static final String LEAF_LABEL = ClusterShape.LEAF_LABEL;
     /** Tier-2 label of the same scheme. */
-    public static final String SPINE_LABEL = "network.topology.nvidia.com/spine";
+    public static final String SPINE_LABEL = ClusterShape.SPINE_LABEL;
     /** Namespace whereabouts keeps its IPPools in (its kubeconfig in the seed lives with kube-system's CNI). */
-    public static final String WHEREABOUTS_NAMESPACE = "kube-system";
+    public static final String WHEREABOUTS_NAMESPACE = ClusterShape.WHEREABOUTS_NAMESPACE;
 
-    /**
-     * One fake node.
-     *
-     * @param name    node name
-     * @param machine hardware, or empty for a node without a NodeTopology
-     * @param leaf    leaf switch label value
-     * @param spine   spine switch label value
-     */
-    public record FakeNode(String name, Optional<FixtureMachines.Machine> machine, String leaf, String spine) {
-    }
-
-    /** Every fake node, in creation order. */
-    public static final List<FakeNode> NODES = List.of(
-            new FakeNode("gpu-a1", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-a", "spine-1"),
-            new FakeNode("gpu-a2", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-a", "spine-1"),
-            new FakeNode("gpu-a3", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-a", "spine-1"),
-            new FakeNode("gpu-a4", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-a", "spine-1"),
-            new FakeNode("gpu-b1", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-b", "spine-1"),
-            new FakeNode("gpu-b2", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-b", "spine-1"),
-            new FakeNode("gpu-b3", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-b", "spine-1"),
-            new FakeNode("gpu-b4", Optional.of(FixtureMachines.PCIE_8GPU), "leaf-b", "spine-1"),
-            new FakeNode("gpu-c1", Optional.of(FixtureMachines.HGX_4NIC), "leaf-c", "spine-2"),
-            new FakeNode("gpu-c2", Optional.of(FixtureMachines.HGX_4NIC), "leaf-c", "spine-2"),
-            new FakeNode("gpu-n1", Optional.empty(), "leaf-c", "spine-2"));
-
-    /** The seed networks' ranges (shared/seed-setup.md), by MacvlanNetwork name. */
+    /** The seed's ranges of the MacvlanNetworks in {@code src/test/resources/seed/macvlan-networks.yaml}. */
     public static final Map<String, String> RANGES = new LinkedHashMap<>(Map.of(
             "rdma-net-ipam-lan2", "192.168.4.0/22", "rdma-net-ipam-lan3", "192.168.8.0/22",
             "rdma-net-ipam-lan4", "192.168.12.0/22", "rdma-net-ipam-lan5", "192.168.16.0/22"));
-
     /** Addresses whereabouts hands out from a /22: network+1 to broadcast−1 (whereabouts {@code GetIPRange}). */
     public static final int USABLE_PER_POOL = 1022;
     /** Addresses already held in every pool at the start, by pods of earlier jobs that still run. */
     public static final int PREALLOCATED = 40;
+
+    /** The seed's four MacvlanNetworks, as the seed writes them. */
+    static final String SEED_NETWORKS = "/seed/macvlan-networks.yaml";
+
+    /** The seed's machines: 8 GPUs, {@code nvidia.com/mlx5_0..3} on lan2..lan5, 100 slots each. */
+    public static final MachineShape PCIE_8GPU = MachineShape.seed("pcie-8gpu", FixtureMachines.PCIE_8GPU);
+    /** The same resources on the HGX with 4 NICs for 8 GPUs. */
+    public static final MachineShape HGX_4NIC = MachineShape.seed("hgx-4nic", FixtureMachines.HGX_4NIC);
+
+    /** The layout above, with the seed's own MacvlanNetworks. */
+    public static final ClusterShape SHAPE = ClusterShape.builder()
+            .nodes(PCIE_8GPU, "leaf-a", "spine-1", "gpu-a1", "gpu-a2", "gpu-a3", "gpu-a4")
+            .nodes(PCIE_8GPU, "leaf-b", "spine-1", "gpu-b1", "gpu-b2", "gpu-b3", "gpu-b4")
+            .nodes(HGX_4NIC, "leaf-c", "spine-2", "gpu-c1", "gpu-c2")
+            .nodeWithoutTopology("gpu-n1", "leaf-c", "spine-2")
+            .network("rdma-net-ipam-lan2", "lan2", RANGES.get("rdma-net-ipam-lan2"), SEED_NETWORKS)
+            .network("rdma-net-ipam-lan3", "lan3", RANGES.get("rdma-net-ipam-lan3"), SEED_NETWORKS)
+            .network("rdma-net-ipam-lan4", "lan4", RANGES.get("rdma-net-ipam-lan4"), SEED_NETWORKS)
+            .network("rdma-net-ipam-lan5", "lan5", RANGES.get("rdma-net-ipam-lan5"), SEED_NETWORKS)
+            .preallocated(PREALLOCATED)
+            .build();
+
+    /** Every fake node, in creation order. */
+    public static final List<ClusterShape.Node> NODES = SHAPE.nodes();
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -84,17 +77,17 @@ public final class SeedCluster {
 
     /** Names of every fake node, for {@link ControlPlane.Options}. */
     public static List<String> nodeNames() {
-        return NODES.stream().map(FakeNode::name).toList();
+        return SHAPE.nodeNames();
     }
 
-    /** Names of the nodes of one machine type. */
+    /** Names of the nodes of one hardware type. */
     public static List<String> nodesOf(FixtureMachines.Machine m) {
-        return NODES.stream().filter(n -> n.machine().equals(Optional.of(m))).map(FakeNode::name).toList();
+        return SHAPE.nodesOf(m);
     }
 
     /** Names of the nodes under one leaf. */
     public static List<String> nodesUnder(String leaf) {
-        return NODES.stream().filter(n -> n.leaf().equals(leaf)).map(FakeNode::name).toList();
+        return SHAPE.nodesUnder(leaf);
     }
 
     /**
@@ -102,37 +95,13 @@ public final class SeedCluster {
      * MacvlanNetworks, NetworkAttachmentDefinitions and IPPools (each with {@link #PREALLOCATED} addresses held).
      */
     public static void create(ControlPlane cp) {
-        KubernetesClient client = cp.client();
-        for (FakeNode n : NODES) {
-            client.nodes().withName(n.name()).edit(node -> {
-                node.getMetadata().getLabels().put(LEAF_LABEL, n.leaf());
-                node.getMetadata().getLabels().put(SPINE_LABEL, n.spine());
-                return node;
-            });
-            n.machine().ifPresent(m -> {
-                // Written and read as a generic object: the typed api records do not accept the derived "up" /
-                // "software" properties their is-getters add (and the generated CRD keeps) when read back strictly.
-                GenericKubernetesResource nt = client.getKubernetesSerialization().convertValue(
-                        FixtureMachines.nodeTopology(n.name(), m), GenericKubernetesResource.class);
-                Object status = nt.getAdditionalProperties().get("status");
-                GenericKubernetesResource created = client.resource(nt).create();
-                created.getAdditionalProperties().put("status", status);
-                client.resource(created).updateStatus();
-            });
-        }
-        cp.ensureNamespace(SeedWorkloads.NAMESPACE);
-        cp.ensureNamespace(WHEREABOUTS_NAMESPACE);
-        for (HasMetadata net : SeedWorkloads.macvlanNetworks(client)) {
-            client.resource(net).create();
-            client.resource(networkAttachmentDefinition((GenericKubernetesResource) net)).create();
-        }
-        RANGES.forEach((network, range) -> setAllocated(client, range, PREALLOCATED));
+        SHAPE.create(cp);
     }
 
     /**
      * The NetworkAttachmentDefinition network-operator renders from a MacvlanNetwork (same name, in its
      * {@code networkNamespace}; config = macvlan plugin with master, mode, mtu and the IPAM JSON;
-     * data-formats.md §3).
+     * docs/formats/network-operator.md §1).
      */
     static GenericKubernetesResource networkAttachmentDefinition(GenericKubernetesResource macvlan) {
         String name = macvlan.getMetadata().getName();
@@ -158,37 +127,17 @@ public final class SeedCluster {
 
     /** whereabouts' IPPool name for a range without network_name: the CIDR with '/' replaced by '-'. */
     public static String poolName(String range) {
-        return range.replace('/', '-');
+        return ClusterShape.poolName(range);
     }
 
-    /**
-     * Makes the range's IPPool hold exactly {@code count} addresses, offsets 1..count (whereabouts hands out lowest
-     * first), each by a pod {@code prod/earlier-<pool>-<k>} on interface {@code net1}; creates the pool if needed.
-     */
+    /** {@link ClusterShape#setAllocated}. */
     public static void setAllocated(KubernetesClient client, String range, int count) {
-        Map<String, IPAllocation> alloc = new LinkedHashMap<>();
-        String tag = range.substring(0, range.indexOf('/')).replace('.', '-');
-        IntStream.rangeClosed(1, count).forEach(k -> alloc.put(Integer.toString(k),
-                new IPAllocation(String.format("%064x", k), SeedWorkloads.NAMESPACE + "/earlier-" + tag + "-" + k,
-                        "net1")));
-        IPPool pool = new IPPool();
-        pool.setMetadata(new ObjectMetaBuilder().withName(poolName(range)).withNamespace(WHEREABOUTS_NAMESPACE).build());
-        pool.setSpec(new IPPoolSpec(range, alloc));
-        var existing = client.resources(IPPool.class).inNamespace(WHEREABOUTS_NAMESPACE).withName(poolName(range));
-        if (existing.get() == null) {
-            client.resources(IPPool.class).resource(pool).create();
-        } else {
-            // edit sends a JSON patch of the difference, so offsets beyond count are removed
-            existing.edit(p -> {
-                p.setSpec(pool.getSpec());
-                return p;
-            });
-        }
+        ClusterShape.setAllocated(client, range, count);
     }
 
     /** Every pool back to {@link #PREALLOCATED} held addresses. */
     public static void resetPools(KubernetesClient client) {
-        RANGES.values().forEach(r -> setAllocated(client, r, PREALLOCATED));
+        SHAPE.resetPools(client);
     }
 
     /** JSON of a pod annotation value, for hint assertions. */

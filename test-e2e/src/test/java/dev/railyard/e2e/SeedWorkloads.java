@@ -33,7 +33,7 @@ public final class SeedWorkloads {
 
     /** The seed's four MacvlanNetworks {@code rdma-net-ipam-lan2..lan5}. */
     public static List<HasMetadata> macvlanNetworks(KubernetesClient client) {
-        return load(client, "/seed/macvlan-networks.yaml");
+        return load(client, SeedCluster.SEED_NETWORKS);
     }
 
     /**
@@ -139,7 +139,7 @@ public final class SeedWorkloads {
                 .build();
     }
 
-    private static List<HasMetadata> load(KubernetesClient client, String resource) {
+    static List<HasMetadata> load(KubernetesClient client, String resource) {
         try (InputStream in = SeedWorkloads.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("test resource " + resource + " missing");

@@ -20,7 +20,7 @@ import java.util.Optional;
  * v1.15.1 ({@code pkg/scheduler/util.go} {@code DefaultSchedulerConf}): actions {@code enqueue, allocate, backfill};
  * tier 1 priority, gang, conformance; tier 2 overcommit, drf, predicates, proportion, nodeorder. With an {@link Extender} the {@code extender} plugin is
  * appended to tier 2, after {@code predicates}, so Volcano only asks the extender about nodes its own predicates
- * passed (see {@code /work/shared/design/wire-formats.md} §1.1 and §1.3).
+ * passed (see docs/formats/volcano-extender.md §1 and §3).
  */
 public final class VolcanoSchedulerConf {
 

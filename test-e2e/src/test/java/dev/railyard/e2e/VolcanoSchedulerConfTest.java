@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The generated {@code volcano-scheduler.conf}, checked without a running scheduler: it pins the
- * shapes Volcano v1.14.1 and v1.15.1 read (wire-formats.md §1.1).
+ * shapes Volcano v1.14.1 and v1.15.1 read (docs/formats/volcano-extender.md §1).
  */
 class VolcanoSchedulerConfTest {
 

@@ -1,5 +1,7 @@
 package dev.railyard.api.hints;
 
+import java.util.List;
+
 /**
  * Annotation keys under {@code railyard.dev/}: the hints a job author sets (read from the Volcano Job, the PodGroup
  * or the pod; the most specific wins: pod, then PodGroup, then Job) and the placement hints Railyard writes onto a
@@ -70,6 +72,13 @@ public final class HintAnnotations {
     public static final String RANK = PREFIX + "rank";
     /** Output: the rail indices of the pod's GPUs in local-rank order, comma-separated ({@code 0,1,2,3}). */
     public static final String RAILS = PREFIX + "rails";
+
+    /** The keys a job author sets (inputs), in the README's order. */
+    public static final List<String> INPUT_KEYS = List.of(GPU_HCA_AFFINITY, GPU_HCA_MAX_DISTANCE, RAIL_ALIGNMENT,
+            FABRIC_SCOPE, FABRIC_SCOPE_POLICY, RANK_ORDER);
+    /** The keys Railyard writes onto a pod at bind time (outputs). */
+    public static final List<String> OUTPUT_KEYS = List.of(PLACEMENT, NCCL_IB_HCA, NCCL_SOCKET_IFNAME,
+            NCCL_IB_ADDR_RANGE, NCCL_IB_ADDR_FAMILY, NCCL_NET_GDR_LEVEL, RANK, RAILS);
 
     private HintAnnotations() {
     }

@@ -1,8 +1,9 @@
 package dev.railyard.scheduler.cli;
 
 import dev.railyard.scheduler.cluster.ClusterCache;
-import dev.railyard.scheduler.cluster.ClusterObjects;
-import dev.railyard.scheduler.cluster.WatchedKind;
+import dev.railyard.scheduler.cluster.ClusterState;
+import dev.railyard.scheduler.cluster.ClusterView;
+import dev.railyard.scheduler.cluster.PodView;
 import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.hints.BindingHintWebhook;
 import dev.railyard.scheduler.access.ApiServerAccess;
@@ -25,7 +26,6 @@ import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricFile;
 import dev.railyard.topology.fabric.FabricModel;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -39,6 +39,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * What {@code railyard serve} runs against a live cluster: the Kubernetes client, the informer cache, the IP pool
@@ -47,6 +48,7 @@ import java.util.Optional;
  *
  * @param client     the API client
  * @param cache      informers and snapshots
+ * @param ledger     the IP pool ledger the cluster state feeds
  * @param decisions  the protocol port answered by the engine
  * @param binder     kube-scheduler bind verb: creates the Binding with hint annotations
  * @param backfill   patches hints onto pods bound without them
@@ -56,7 +58,8 @@ import java.util.Optional;
  * @param election   leader election, or null when off
  * @param readiness  ready once the informers have synced
  */
-record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecisions decisions, Binder binder,
+record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger ledger, PlacementDecisions decisions,
+                     Binder binder,
                      HintBackfill backfill, BindingHintWebhook webhook, HintSweep sweep, SchedulingEvents events,
                      ReadinessProbe readiness, LeaderElection election) implements AutoCloseable {
 
@@ -84,12 +87,14 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
                                Leadership leadership) {
         KubernetesClient client = connect(kubeconfig);
         FabricModel fabric = fabricFile == null ? null : FabricFile.read(fabricFile);
-        ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
-                Duration.ofSeconds(30));
-        cache.start();
         IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC());
-        EnginePlacementDecisions decisions = new EnginePlacementDecisions(cache::snapshot, ledger,
-                new PlacementEngine(), fabric, neutralScore, registry);
+        ClusterState state = new ClusterState(fabric, ledger, ledger::update, Clock.systemUTC());
+        ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
+                Duration.ofSeconds(30), state);
+        cache.start();
+        Supplier<ClusterView> views = () -> cache.synced() ? cache.snapshot() : null;
+        EnginePlacementDecisions decisions = new EnginePlacementDecisions(views, ledger, new PlacementEngine(),
+                neutralScore, registry);
         SchedulingEvents events = new SchedulingEvents(client, registry, Duration.ofMinutes(1));
         decisions.recordEventsWith(events);
         HintSource hints = HintSource.of(decisions, cache::synced);
@@ -105,16 +110,17 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
             if (!cache.synced()) {
                 return Optional.of("cluster cache informers have not synced");
             }
+            cache.snapshot(); // the first view is made here, not in the first scheduler call after a (re)start
             if (election != null && election.routesByReadiness()) {
                 return election.standbyReason();
             }
             return Optional.empty();
         };
         BindingHintWebhook webhook = new BindingHintWebhook(hints, backfill, BindingHintWebhook.DEFAULT_BUDGET, registry);
-        HintSweep sweep = new HintSweep(cache::snapshot, backfill, Duration.ofSeconds(2), Duration.ofMinutes(10),
+        HintSweep sweep = new HintSweep(views, backfill, Duration.ofSeconds(2), Duration.ofMinutes(10),
                 election == null ? () -> true : election::leading);
-        return new ClusterWiring(client, cache, decisions, binder, backfill, webhook, sweep, events, readiness,
-                election);
+        return new ClusterWiring(client, cache, ledger, decisions, binder, backfill, webhook, sweep, events,
+                readiness, election);
     }
 
     /** Longest wait of the bind verb for the pod to reach Railyard's cache. */
@@ -122,18 +128,11 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
 
     /** @return true when the cache holds the pod (same UID when given), or has not synced (nothing to wait for) */
     static boolean podCached(ClusterCache cache, PodRef ref) {
-        ClusterObjects now = cache.snapshot();
-        if (!now.synced()) {
+        if (!cache.synced()) {
             return true;
         }
-        for (GenericKubernetesResource p : now.of(WatchedKind.POD)) {
-            var m = p.getMetadata();
-            if (m != null && ref.name().equals(m.getName()) && ref.namespace().equals(m.getNamespace())
-                    && (ref.uid().isEmpty() || ref.uid().equals(m.getUid()))) {
-                return true;
-            }
-        }
-        return false;
+        PodView p = cache.snapshot().pod(ref.namespace() + "/" + ref.name());
+        return p != null && (ref.uid().isEmpty() || ref.uid().equals(p.uid()));
     }
 
     private static KubernetesClient connect(Path kubeconfig) {
@@ -157,13 +156,13 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, PlacementDecis
         }
     }
 
-    /** Routes on the main port beside the two protocols: {@code /explain}. */
     /**
-     * {@code /explain}, behind a bearer token checked by a TokenReview and RBAC checked by a SubjectAccessReview
+     * Routes beside the two protocols: {@code /explain}, behind a bearer token checked by a TokenReview and RBAC checked by a SubjectAccessReview
      * ({@link ExplainAccess}).
      */
     Map<String, VerbHandler> serviceRoutes() {
-        return Map.of(ExplainEndpoint.PATH, new ExplainAccess(new ExplainEndpoint(cache::snapshot, new Explainer()),
+        return Map.of(ExplainEndpoint.PATH, new ExplainAccess(new ExplainEndpoint(
+                () -> cache.synced() ? cache.snapshot() : null, ledger::snapshot, new Explainer()),
                 new ApiServerAccess(client)));
     }
 

@@ -13,7 +13,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,13 +22,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Shared informers over every {@link WatchedKind}, and cheap immutable snapshots of what they hold.
+ * Shared informers over every {@link WatchedKind}, feeding their events into a {@link ClusterState}, and the state's
+ * immutable snapshots.
  *
- * <p>Snapshots are memoised by an event counter: while no informer sees an event, {@link #snapshot()} returns the same
- * object, so a burst of predicate calls costs one copy. A custom resource whose CRD is missing is checked again every
+ * <p>The informers keep only a stub of each object ({@link KeysOnlyItemStore}), which hands each object to the state as
+ * it is stored; the state keeps compact records and
+ * makes a snapshot in O(records changed since the last one), the same instance while nothing changed
+ * (docs/adr/0008). A custom resource whose CRD is missing is checked again every
  * {@code crdRecheck}; it is logged once when it goes missing and once when it appears, and exported as the gauge
  * {@code railyard_cache_feature_enabled{kind,feature}} (1 on, 0 off).
  *
@@ -45,7 +46,12 @@ public final class ClusterCache implements AutoCloseable {
     private final Map<WatchedKind, Boolean> reportedMissing = new ConcurrentHashMap<>();
     private final AtomicLong version = new AtomicLong();
     private final AtomicLong lastEventMillis = new AtomicLong();
-    private final AtomicReference<ClusterObjects> memo = new AtomicReference<>();
+    private final ClusterState state;
+    /**
+     * Kinds whose first list the handler has been told about ({@code onList}, or {@code onNothing} for an empty
+     * list): the state is fed by the store before that, so it then holds every listed object.
+     */
+    private final Set<WatchedKind> delivered = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "railyard-crd-recheck");
         t.setDaemon(true);
@@ -62,9 +68,11 @@ public final class ClusterCache implements AutoCloseable {
      * @param clock      time source for snapshot stamps
      * @param resync     informer resync period; {@link Duration#ZERO} for none
      * @param crdRecheck how often to look again for CRDs that were missing
+     * @param state      where the informers' events go
      */
     public ClusterCache(KubernetesClient client, MeterRegistry registry, Clock clock, Duration resync,
-                        Duration crdRecheck) {
+                        Duration crdRecheck, ClusterState state) {
+        this.state = state;
         this.client = client;
         this.clock = clock;
         this.resync = resync;
@@ -110,6 +118,7 @@ public final class ClusterCache implements AutoCloseable {
     private void startOne(WatchedKind kind) {
         try {
             if (kind.optional() && !client.supports(kind.apiVersion(), kind.kind())) {
+                state.disabled(disabled());
                 if (reportedMissing.putIfAbsent(kind, Boolean.TRUE) == null) {
                     LOG.warn("{} is not installed: {} is off until its CRD appears", kind, kind.feature());
                 }
@@ -117,10 +126,10 @@ public final class ClusterCache implements AutoCloseable {
             }
             SharedIndexInformer<GenericKubernetesResource> informer = inform(kind);
             if (closed) {
+                informers.remove(kind, informer);
                 informer.close();
                 return;
             }
-            informers.put(kind, informer);
             if (reportedMissing.remove(kind) != null) {
                 LOG.info("{} appeared: {} is on", kind, kind.feature());
             }
@@ -171,6 +180,7 @@ public final class ClusterCache implements AutoCloseable {
         var resources = client.genericKubernetesResources(ctx);
         ResourceEventHandler<GenericKubernetesResource> handler = new ResourceEventHandler<>() {
             @Override
+            // the state is fed by the store (KeysOnlyItemStore), synchronously; the handler only counts events
             public void onAdd(GenericKubernetesResource obj) {
                 touched();
             }
@@ -184,10 +194,22 @@ public final class ClusterCache implements AutoCloseable {
             public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
                 touched();
             }
+
+            @Override
+            public void onList(String resourceVersion, boolean initial) {
+                delivered.add(kind);
+            }
+
+            @Override
+            public void onNothing() {
+                delivered.add(kind);
+            }
         };
         SharedIndexInformer<GenericKubernetesResource> informer = kind.namespaced()
                 ? resources.inAnyNamespace().runnableInformer(resync.toMillis())
                 : resources.runnableInformer(resync.toMillis());
+        informer.itemStore(new KeysOnlyItemStore(kind, state));
+        informer.removeNamespaceIndex();
         informer.addEventHandler(handler);
         // fabric8's own decision (Reflector's default handler: retry once started, unless the watch itself was
         // refused), said in one line here; serve turns fabric8's Reflector logger, which prints a stack trace per
@@ -200,9 +222,15 @@ public final class ClusterCache implements AutoCloseable {
             }
             return retry;
         });
+        // in the map before its first list, so a view that shows its objects never calls the kind disabled
+        informers.put(kind, informer);
+        state.disabled(disabled());
         try {
             informer.run();
         } catch (RuntimeException e) {
+            informers.remove(kind, informer);
+            delivered.remove(kind);
+            state.disabled(disabled());
             informer.close();
             throw e;
         }
@@ -215,10 +243,14 @@ public final class ClusterCache implements AutoCloseable {
         lastEventMillis.set(clock.millis());
     }
 
-    /** @return true when every started informer has listed its objects once */
+    /**
+     * @return true when every started informer has listed its objects once and handed all of them to the state (a
+     *         view made then holds every listed object)
+     */
     public boolean synced() {
         return firstPassDone && !informers.isEmpty()
-                && informers.values().stream().allMatch(SharedIndexInformer::hasSynced);
+                && informers.values().stream().allMatch(SharedIndexInformer::hasSynced)
+                && delivered.containsAll(informers.keySet());
     }
 
     /** @return kinds whose CRD is not installed right now */
@@ -228,22 +260,15 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * @return the current objects; the same instance as the previous call when nothing changed in between
+     * @return the state's current view; the same instance as the previous call when nothing changed in between
      */
-    public ClusterObjects snapshot() {
-        long v = version.get();
-        ClusterObjects last = memo.get();
-        if (last != null && last.version() == v && last.synced() == synced()) {
-            return last;
-        }
-        Map<WatchedKind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>();
-        for (WatchedKind kind : WatchedKind.ALL) {
-            var informer = informers.get(kind);
-            objects.put(kind, informer == null ? List.of() : List.copyOf(informer.getStore().list()));
-        }
-        ClusterObjects fresh = new ClusterObjects(clock.instant(), v, objects, disabled(), synced());
-        memo.set(fresh);
-        return fresh;
+    public ClusterView snapshot() {
+        return state.snapshot();
+    }
+
+    /** @return the state the informers feed */
+    public ClusterState state() {
+        return state;
     }
 
     @Override

@@ -1,10 +1,8 @@
 package dev.railyard.scheduler.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.api.topology.NodeTopologyStatus;
-import dev.railyard.api.volcano.HyperNode;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.ClusterSnapshot;
@@ -12,31 +10,21 @@ import dev.railyard.scheduler.engine.GpuBinding;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.PlacementPolicy;
 import dev.railyard.scheduler.engine.PodRequest;
-import dev.railyard.scheduler.engine.SecondaryNetwork;
 import dev.railyard.scheduler.ipam.AddressPools;
-import dev.railyard.scheduler.ipam.NetworkVerdict;
-import dev.railyard.scheduler.ipam.PodNetworksRequest;
-import dev.railyard.scheduler.ipam.PoolStatus;
-import dev.railyard.scheduler.ipam.PoolVerdict;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricLabelKeys;
 import dev.railyard.topology.fabric.FabricModel;
-import dev.railyard.topology.fabric.HyperNodeFabric;
-import dev.railyard.topology.fabric.NodeLabelFabric;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
- * The engine's view of one {@link ClusterObjects}: the {@link ClusterSnapshot} (nodes, secondary networks, fabric,
- * address pools), PodGroups and pods, built once and immutable. The one place where Kubernetes objects become engine
- * inputs, used by the live service and by {@code railyard explain} / {@code pools} alike.
+ * The engine's view of the cluster at one moment: the {@link ClusterSnapshot} (nodes, secondary networks, fabric,
+ * address pools), PodGroups and pods, immutable. Made by {@link ClusterState#snapshot()}, which shares every record
+ * that did not change with the view before (docs/adr/0008); the one place where Kubernetes objects become engine
+ * inputs, used by the live service and by {@code railyard explain} / {@code pools} alike ({@link #of}).
  *
  * <ul>
  *   <li>Nodes: {@link NodeStateConverter} (labels, schedulability, NodeTopology, GPUs held, HCA resources).</li>
@@ -48,33 +36,45 @@ import java.util.TreeMap;
  *       equidistant, and the engine says so).</li>
  *   <li>PodGroups: Volcano's ({@link VolcanoObjectConverter}) and the scheduler-plugins coscheduling ones
  *       ({@link CoschedulingObjectConverter}), kept apart since both kinds may use one name; pods:
- *       {@link PodView}.</li>
+ *       {@link PodView}; gang members from the state's index ({@link #members}).</li>
  * </ul>
  * Bad objects are skipped with a warning naming them ({@link #warnings()}); building the view never throws for one.
- *
- * @param objects       the objects it was built from
- * @param snapshot      the engine's snapshot
- * @param podGroups     Volcano PodGroups by {@code namespace/name}
- * @param coschedulingGroups scheduler-plugins coscheduling PodGroups ({@code scheduling.x-k8s.io}) by
- *                      {@code namespace/name}
- * @param pods          pods by {@code namespace/name}
- * @param gpuAccounting node → how its allocated GPUs were found ({@link NodeStateConverter.Result#gpuAccounting()})
- * @param rdmaResources every RDMA extended resource some node advertises
- * @param topologyStatuses node → the NodeTopology status its agent published (absent when none or unreadable)
- * @param warnings      objects skipped or partly read, one line each, naming them
+ * Warnings are in key order: pods, nodes, NodeTopologies without a Node, PodGroups, coscheduling PodGroups,
+ * HyperNodes.
  */
-public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<String, PodGroup> podGroups,
-                          Map<String, PodGroup> coschedulingGroups, Map<String, PodView> pods,
-                          Map<String, String> gpuAccounting, Set<String> rdmaResources,
-                          Map<String, NodeTopologyStatus> topologyStatuses, List<String> warnings) {
-    public ClusterView {
-        podGroups = Collections.unmodifiableMap(new LinkedHashMap<>(podGroups));
-        coschedulingGroups = Collections.unmodifiableMap(new LinkedHashMap<>(coschedulingGroups));
-        pods = Collections.unmodifiableMap(new LinkedHashMap<>(pods));
-        gpuAccounting = Map.copyOf(gpuAccounting);
-        rdmaResources = Set.copyOf(rdmaResources);
-        topologyStatuses = Map.copyOf(topologyStatuses);
-        warnings = List.copyOf(warnings);
+public final class ClusterView {
+    private final ClusterObjects objects;
+    private final ClusterSnapshot snapshot;
+    private final Map<String, PodGroup> podGroups;
+    private final Map<String, PodGroup> coschedulingGroups;
+    private final Map<String, PodView> pods;
+    private final Map<String, String> gpuAccounting;
+    private final Set<String> rdmaResources;
+    private final Map<String, NodeTopologyStatus> topologyStatuses;
+    private final List<String> warnings;
+    private final long generation;
+    private final Gangs.Index gangs;
+    private final Map<String, NodeRecord> records;
+    private final Set<String> unhinted;
+
+    /** Made by {@link ClusterState}; the maps are immutable (persistent) and shared with other views. */
+    ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<String, PodGroup> podGroups,
+                Map<String, PodGroup> coschedulingGroups, Map<String, PodView> pods, Map<String, String> gpuAccounting,
+                Set<String> rdmaResources, Map<String, NodeTopologyStatus> topologyStatuses, List<String> warnings,
+                long generation, Gangs.Index gangs, Map<String, NodeRecord> records, Set<String> unhinted) {
+        this.records = records;
+        this.unhinted = unhinted;
+        this.objects = objects;
+        this.snapshot = snapshot;
+        this.podGroups = podGroups;
+        this.coschedulingGroups = coschedulingGroups;
+        this.pods = pods;
+        this.gpuAccounting = gpuAccounting;
+        this.rdmaResources = rdmaResources;
+        this.topologyStatuses = topologyStatuses;
+        this.warnings = List.copyOf(warnings);
+        this.generation = generation;
+        this.gangs = gangs;
     }
 
     /**
@@ -82,103 +82,87 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
      * @param pools   the address pools, already updated with {@link IpamSnapshotConverter#convert} of the same
      *                objects; null when unknown (pool checks are then skipped by the engine, which says so)
      * @param fabric  the fabric to use, or null to take it from HyperNodes or node labels
-     * @return the view
+     * @return the view, built by the same {@link ClusterState} the informers drive
      */
     public static ClusterView of(ClusterObjects objects, AddressPools pools, FabricModel fabric) {
-        List<String> warnings = new ArrayList<>();
-        Map<String, PodView> pods = new LinkedHashMap<>();
-        Map<String, List<PodView>> byNode = new TreeMap<>();
-        for (GenericKubernetesResource r : objects.of(WatchedKind.POD)) {
-            try {
-                PodView p = PodView.of(r);
-                pods.put(p.key(), p);
-                if (p.node() != null) {
-                    byNode.computeIfAbsent(p.node(), k -> new ArrayList<>()).add(p);
-                }
-            } catch (IllegalArgumentException e) {
-                warnings.add(ObjectFields.describe(r) + ": " + e.getMessage() + "; skipped");
-            }
-        }
-        Converted<NodeStateConverter.Result> nodes = NodeStateConverter.convert(objects, byNode);
-        warnings.addAll(nodes.warnings());
-        Converted<Map<String, PodGroup>> groups = VolcanoObjectConverter.podGroups(objects);
-        warnings.addAll(groups.warnings());
-        Converted<Map<String, PodGroup>> coscheduling = CoschedulingObjectConverter.podGroups(objects);
-        warnings.addAll(coscheduling.warnings());
-        FabricModel model = fabric;
-        if (model == null) {
-            Map<String, Map<String, String>> labels = new TreeMap<>();
-            nodes.value().nodes().forEach(n -> labels.put(n.name(), n.labels()));
-            Converted<List<HyperNode>> hyper = VolcanoObjectConverter.hyperNodes(objects);
-            warnings.addAll(hyper.warnings());
-            if (!hyper.value().isEmpty()) {
-                try {
-                    model = HyperNodeFabric.build(hyper.value(), labels);
-                } catch (InputException e) {
-                    warnings.add("HyperNodes: " + e.getMessage() + "; the fabric is taken from node labels instead");
-                }
-            }
-            if (model == null) {
-                model = NodeLabelFabric.build(labels, FabricLabelKeys.defaults());
-            }
-        }
-        List<SecondaryNetwork> networks = networks(objects, pools, warnings);
-        ClusterSnapshot snapshot = new ClusterSnapshot(nodes.value().nodes(), networks, model, pools);
-        return new ClusterView(objects, snapshot, groups.value(), coscheduling.value(), pods,
-                nodes.value().gpuAccounting(), nodes.value().rdmaResources(), nodes.value().topologies(), warnings);
+        return ClusterState.of(objects, pools, fabric).snapshot();
     }
 
-    private static List<SecondaryNetwork> networks(ClusterObjects objects, AddressPools pools,
-                                                   List<String> warnings) {
-        List<SecondaryNetwork> out = new ArrayList<>();
-        for (GenericKubernetesResource r : objects.of(WatchedKind.NETWORK_ATTACHMENT_DEFINITION)) {
-            if (r.getMetadata() == null || r.getMetadata().getName() == null) {
-                continue;
-            }
-            String ns = r.getMetadata().getNamespace() == null ? "default" : r.getMetadata().getNamespace();
-            String name = r.getMetadata().getName();
-            String master = null;
-            String range = null;
-            String pool = null;
-            if (pools != null) {
-                PoolVerdict v = pools.check(PodNetworksRequest.ofAnnotation(ns, ns + "/" + name), 0, null);
-                if (!v.networks().isEmpty()) {
-                    NetworkVerdict nv = v.networks().get(0);
-                    master = nv.master();
-                    if (!nv.pools().isEmpty()) {
-                        PoolStatus s = nv.pools().get(0);
-                        range = s.range();
-                        pool = s.poolName();
-                    }
-                }
-            }
-            if (master == null) {
-                master = cniMaster(ObjectFields.text(ObjectFields.at(r, "spec", "config")));
-            }
-            out.add(new SecondaryNetwork(ns, name, master, range, pool));
-        }
-        return out;
+    /**
+     * @return the objects of the small kinds (PodGroups, HyperNodes, networks and pools) without
+     *         {@code managedFields}, the kinds whose CRD is not installed, and whether the source had synced; Pods,
+     *         Nodes and NodeTopologies are held as compact records only ({@link #pods()}, {@link #snapshot()})
+     */
+    public ClusterObjects objects() {
+        return objects;
     }
 
-    /** @return the {@code master} of a CNI config or of the first conflist plugin that has one, or null */
-    static String cniMaster(String config) {
-        if (config == null || config.isBlank()) {
-            return null;
-        }
-        try {
-            JsonNode root = NodeStateConverter.RECORDS.readTree(config);
-            if (root.path("master").isTextual()) {
-                return root.path("master").asText();
-            }
-            for (JsonNode p : root.path("plugins")) {
-                if (p.path("master").isTextual()) {
-                    return p.path("master").asText();
-                }
-            }
-        } catch (Exception e) {
-            return null;
-        }
-        return null;
+    /** @return the engine's snapshot */
+    public ClusterSnapshot snapshot() {
+        return snapshot;
+    }
+
+    /** @return Volcano PodGroups by {@code namespace/name} */
+    public Map<String, PodGroup> podGroups() {
+        return podGroups;
+    }
+
+    /** @return scheduler-plugins coscheduling PodGroups ({@code scheduling.x-k8s.io}) by {@code namespace/name} */
+    public Map<String, PodGroup> coschedulingGroups() {
+        return coschedulingGroups;
+    }
+
+    /** @return pods by {@code namespace/name} */
+    public Map<String, PodView> pods() {
+        return pods;
+    }
+
+    /** @return node → how its allocated GPUs were found ({@link NodeStateConverter.Result#gpuAccounting()}) */
+    public Map<String, String> gpuAccounting() {
+        return gpuAccounting;
+    }
+
+    /** @return every RDMA extended resource some node advertises */
+    public Set<String> rdmaResources() {
+        return rdmaResources;
+    }
+
+    /** @return node → the NodeTopology status its agent published (absent when none or unreadable) */
+    public Map<String, NodeTopologyStatus> topologyStatuses() {
+        return topologyStatuses;
+    }
+
+    /** @return objects skipped or partly read, one line each, naming them */
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    /**
+     * @param other address pools to judge with instead (a what-if's own ledger)
+     * @return this view with the engine's snapshot using {@code other}; everything else shared
+     */
+    public ClusterView withPools(AddressPools other) {
+        return new ClusterView(objects, snapshot.withPools(other), podGroups, coschedulingGroups, pods, gpuAccounting,
+                rdmaResources, topologyStatuses, warnings, generation, gangs, records, unhinted);
+    }
+
+    /**
+     * @return keys of the pods bound without a {@code railyard.dev/placement} hint that hold GPUs (bound, neither
+     *         finished nor being deleted, asking for {@code nvidia.com/gpu}): the hint sweep's candidates, from the
+     *         state's index (O(1), whatever the number of pods)
+     */
+    public Set<String> unhintedPods() {
+        return unhinted;
+    }
+
+    /** @return the record of a node ({@link NodeRecord}: its generation and inputs), or null */
+    public NodeRecord record(String node) {
+        return records.get(node);
+    }
+
+    /** @return the state's generation when the view was made (a later view has a higher one) */
+    public long generation() {
+        return generation;
     }
 
     /** @return the pod of that {@code namespace/name}, or null */
@@ -219,14 +203,14 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
      *         scheduler-plugins {@code pkg/coscheduling/core/core.go PreFilter})
      */
     public List<PodView> members(PodGroup group) {
-        List<PodView> out = new ArrayList<>();
-        boolean coscheduling = group.convention() == PodGroup.Convention.COSCHEDULING;
-        for (PodView p : pods.values()) {
-            if (!p.namespace().equals(group.namespace())) {
-                continue;
-            }
-            if (coscheduling ? p.podGroupName() == null && group.name().equals(p.coschedulingGroupName())
-                    : group.name().equals(p.podGroupName())) {
+        Set<String> keys = gangs.byGroup(group.convention()).get(group.namespace() + "/" + group.name());
+        if (keys == null) {
+            return List.of();
+        }
+        List<PodView> out = new ArrayList<>(keys.size());
+        for (String k : keys) {
+            PodView p = pods.get(k);
+            if (p != null) {
                 out.add(p);
             }
         }
@@ -234,9 +218,24 @@ public record ClusterView(ClusterObjects objects, ClusterSnapshot snapshot, Map<
         return out;
     }
 
-    /** @return the engine's request for the pod (RDMA resources being those some node advertises) */
+    /** A pod's request with the RDMA resource set it was made for, kept per pod record (by identity). */
+    private record Request(Set<String> rdma, PodRequest request) {
+    }
+
+    private static final com.github.benmanes.caffeine.cache.Cache<PodView, Request> REQUESTS =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().weakKeys().maximumSize(500_000).build();
+
+    /**
+     * @return the engine's request for the pod (RDMA resources being those some node advertises); made once per pod
+     *         record and RDMA resource set (the network annotation is parsed once, not per call)
+     */
     public PodRequest request(PodView pod) {
-        return pod.request(rdmaResources);
+        Request r = REQUESTS.getIfPresent(pod);
+        if (r == null || !r.rdma().equals(rdmaResources)) {
+            r = new Request(rdmaResources, pod.request(rdmaResources));
+            REQUESTS.put(pod, r);
+        }
+        return r.request();
     }
 
     /**

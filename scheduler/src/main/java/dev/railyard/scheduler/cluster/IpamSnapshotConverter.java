@@ -6,7 +6,6 @@ import dev.railyard.api.whereabouts.IPPool;
 import dev.railyard.api.whereabouts.NodeSlicePool;
 import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
-import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import dev.railyard.scheduler.ipam.PodPlacement;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -56,26 +55,13 @@ public final class IpamSnapshotConverter {
         return new Converted<>(b.build(), warnings);
     }
 
-    /**
-     * @return the pod with its node and networks when it is bound, neither finished nor being deleted, not on the
-     *         host network, and attaches secondary networks by a readable annotation; else null (a pod whose
-     *         annotation cannot be read is reported by the checks that use it)
-     */
+    /** @return the pod's placement when it draws addresses ({@link StateIpam#boundPod}), else null */
     private static PodPlacement boundPod(GenericKubernetesResource p) {
-        PodView v;
         try {
-            v = PodView.of(p);
+            return StateIpam.boundPod(PodView.of(p));
         } catch (IllegalArgumentException e) {
             return null; // the cluster view names the pod in its warnings
         }
-        if (v.node() == null || v.finished() || v.terminating() || v.hostNetwork()) {
-            return null;
-        }
-        PodNetworksRequest networks = PodNetworksRequest.of(v.namespace(), v.annotations());
-        if (!networks.valid() || networks.selections().isEmpty()) {
-            return null;
-        }
-        return new PodPlacement(v.name(), networks, v.node());
     }
 
     private static <T> void typed(ClusterObjects objects, WatchedKind kind, Class<T> type, Consumer<T> sink,

@@ -17,6 +17,7 @@ import dev.railyard.scheduler.engine.NodeState;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -106,64 +107,75 @@ public final class NodeStateConverter {
                         + "; skipped");
                 continue;
             }
-            try {
-                nodes.add(node(n, name, topologies.get(name), podsByNode.getOrDefault(name, List.of()), accounting,
-                        rdma, statuses, warnings));
-            } catch (RuntimeException e) {
-                warnings.add("Node " + name + ": " + IpamSnapshotConverter.oneLine(e.getMessage()) + "; skipped");
+            GenericKubernetesResource topo = topologies.get(name);
+            Outcome o = node(NodeFields.of(n), topo == null ? null : TopologyFields.of(topo),
+                    podsByNode.getOrDefault(name, List.of()));
+            warnings.addAll(o.warnings());
+            if (o.state() == null) {
+                continue;
+            }
+            nodes.add(o.state());
+            if (o.accounting() != null) {
+                accounting.put(name, o.accounting());
+            }
+            o.state().hcaResources().forEach(r -> rdma.add(r.resource()));
+            if (o.status() != null) {
+                statuses.put(name, o.status());
             }
         }
         for (String t : new TreeSet<>(topologies.keySet())) {
             if (!seen.contains(t)) {
-                warnings.add("NodeTopology " + t + ": no Node of that name; ignored");
+                warnings.add(orphanTopology(t));
             }
         }
         return new Converted<>(new Result(nodes, accounting, rdma, statuses), warnings);
     }
 
-    private static NodeState node(GenericKubernetesResource n, String name, GenericKubernetesResource topo,
-                                  List<PodView> pods, Map<String, String> accounting, Set<String> rdma,
-                                  Map<String, NodeTopologyStatus> statuses, List<String> warnings) {
-        boolean cordoned = Boolean.TRUE.equals(ObjectFields.at(n, "spec", "unschedulable"))
-                || "true".equals(ObjectFields.text(ObjectFields.at(n, "spec", "unschedulable")));
-        boolean ready = true;
-        for (Object c : ObjectFields.list(ObjectFields.at(n, "status", "conditions"))) {
-            if ("Ready".equals(ObjectFields.text(ObjectFields.at(c, "type")))) {
-                ready = "True".equals(ObjectFields.text(ObjectFields.at(c, "status")));
-            }
+    /** @return the warning for a NodeTopology without a Node of its name */
+    static String orphanTopology(String name) {
+        return "NodeTopology " + name + ": no Node of that name; ignored";
+    }
+
+    /**
+     * One node, as the engine sees it, and what was learned on the way.
+     *
+     * @param state      the node; null when it could not be read at all (a warning says why)
+     * @param accounting how its allocated GPUs were found ({@link Result#gpuAccounting()}), or null
+     * @param status     its NodeTopology status when the agent published a readable one, else null
+     * @param warnings   problems, one line each
+     */
+    public record Outcome(NodeState state, String accounting, NodeTopologyStatus status, List<String> warnings) {
+        public Outcome {
+            warnings = List.copyOf(warnings);
         }
-        NodeTopologySpec spec = null;
-        NodeTopologyStatus status = null;
+    }
+
+    /**
+     * The one conversion of a node, for the from-scratch build and the incremental state alike.
+     *
+     * @param n    the Node's fields
+     * @param topo its NodeTopology, or null when it has none
+     * @param pods pods bound to it (any phase; finished ones are skipped)
+     * @return the node and its warnings (the NodeTopology's conversion warnings first)
+     */
+    public static Outcome node(NodeFields n, TopologyFields topo, Collection<PodView> pods) {
+        List<String> warnings = new ArrayList<>();
+        NodeTopologySpec spec = topo == null ? null : topo.spec();
+        NodeTopologyStatus status = topo == null ? null : topo.status();
         if (topo != null) {
-            Object rawSpec = ObjectFields.at(topo, "spec");
-            if (rawSpec == null) {
-                warnings.add("NodeTopology " + name + ": no spec; the node is treated as having no topology");
-            } else {
-                try {
-                    spec = RECORDS.convertValue(rawSpec, NodeTopologySpec.class);
-                } catch (IllegalArgumentException e) {
-                    warnings.add("NodeTopology " + name + ": spec cannot be read ("
-                            + IpamSnapshotConverter.oneLine(e.getMessage())
-                            + "); the node is treated as having no topology");
-                }
-            }
-            Object rawStatus = ObjectFields.at(topo, "status");
-            if (rawStatus != null) {
-                try {
-                    status = RECORDS.convertValue(rawStatus, NodeTopologyStatus.class);
-                    statuses.put(name, status);
-                } catch (IllegalArgumentException e) {
-                    warnings.add("NodeTopology " + name + ": status cannot be read ("
-                            + IpamSnapshotConverter.oneLine(e.getMessage())
-                            + "); GPUs held are taken from the pods instead");
-                }
-            }
+            warnings.addAll(topo.warnings());
         }
-        List<PodView> holding = pods.stream().filter(PodView::holdsDevices).toList();
-        Set<Integer> gpus = allocatedGpus(name, spec, status, holding, accounting, warnings);
-        List<HcaResource> resources = hcaResources(n, name, spec, status, holding, warnings);
-        resources.forEach(r -> rdma.add(r.resource()));
-        return new NodeState(name, ObjectFields.labels(n), spec, gpus, resources, !cordoned && ready);
+        try {
+            Map<String, String> accounting = new TreeMap<>();
+            List<PodView> holding = pods.stream().filter(PodView::holdsDevices).toList();
+            Set<Integer> gpus = allocatedGpus(n.name(), spec, status, holding, accounting, warnings);
+            List<HcaResource> resources = hcaResources(n, spec, status, holding, warnings);
+            NodeState state = new NodeState(n.name(), n.labels(), spec, gpus, resources, n.schedulable());
+            return new Outcome(state, accounting.get(n.name()), status, warnings);
+        } catch (RuntimeException e) {
+            warnings.add("Node " + n.name() + ": " + IpamSnapshotConverter.oneLine(e.getMessage()) + "; skipped");
+            return new Outcome(null, null, null, warnings);
+        }
     }
 
     private static Set<Integer> allocatedGpus(String node, NodeTopologySpec spec, NodeTopologyStatus status,
@@ -296,9 +308,9 @@ public final class NodeStateConverter {
         }
     }
 
-    private static List<HcaResource> hcaResources(GenericKubernetesResource n, String node, NodeTopologySpec spec,
-                                                  NodeTopologyStatus status, List<PodView> pods,
-                                                  List<String> warnings) {
+    private static List<HcaResource> hcaResources(NodeFields n, NodeTopologySpec spec, NodeTopologyStatus status,
+                                                  List<PodView> pods, List<String> warnings) {
+        String node = n.name();
         Set<String> hcaNames = new HashSet<>();
         if (spec != null) {
             for (Hca h : spec.hcas()) {
@@ -315,10 +327,7 @@ public final class NodeStateConverter {
                 }
             }
         }
-        Map<String, String> allocatable = ObjectFields.strings(ObjectFields.at(n, "status", "allocatable"));
-        if (allocatable.isEmpty()) {
-            allocatable = ObjectFields.strings(ObjectFields.at(n, "status", "capacity"));
-        }
+        Map<String, String> allocatable = n.resources();
         for (String key : allocatable.keySet()) {
             int slash = key.indexOf('/');
             String suffix = slash < 0 ? key : key.substring(slash + 1);

@@ -37,10 +37,11 @@ import java.util.TreeMap;
  * @param requests    effective requests, by resource name
  * @param nodeAffinity {@code spec.nodeSelector} and the required node affinity ({@link #nodeAffinity(Object)}); null
  *                    means any node
+ * @param uid         {@code metadata.uid}, empty when absent (a hand-written snapshot)
  */
 public record PodView(String namespace, String name, String node, String phase, boolean terminating,
                       Map<String, String> labels, Map<String, String> annotations, boolean hostNetwork,
-                      Map<String, BigDecimal> requests, RequiredNodeAffinity nodeAffinity) {
+                      Map<String, BigDecimal> requests, RequiredNodeAffinity nodeAffinity, String uid) {
     /** The NVIDIA device plugin's GPU resource. */
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** Volcano's pod annotation naming the PodGroup ({@code job_controller_util.go createJobPod}). */
@@ -59,12 +60,27 @@ public record PodView(String namespace, String name, String node, String phase, 
     /** Volcano's pod annotation with the Volcano Job name. */
     public static final String JOB_NAME_ANNOTATION = "volcano.sh/job-name";
 
+    /**
+     * Annotations Railyard never reads and that can be large ({@code kubectl apply} keeps the whole manifest in
+     * one): left out of the record so the cache does not hold them.
+     */
+    static final Set<String> UNREAD_ANNOTATIONS = Set.of("kubectl.kubernetes.io/last-applied-configuration");
+
     public PodView {
-        labels = labels == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(labels));
-        annotations = annotations == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(annotations));
-        requests = requests == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(requests));
-        phase = phase == null ? "" : phase;
+        namespace = Interner.of(namespace);
+        node = Interner.of(node);
+        phase = phase == null ? "" : Interner.of(phase);
+        labels = Interner.map(labels);
+        if (annotations != null && UNREAD_ANNOTATIONS.stream().anyMatch(annotations::containsKey)) {
+            Map<String, String> kept = new LinkedHashMap<>(annotations);
+            kept.keySet().removeAll(UNREAD_ANNOTATIONS);
+            annotations = kept;
+        }
+        annotations = Interner.map(annotations);
+        requests = requests == null || requests.isEmpty() ? Map.of()
+                : Collections.unmodifiableMap(new TreeMap<>(requests));
         nodeAffinity = nodeAffinity == null ? RequiredNodeAffinity.ANY : nodeAffinity;
+        uid = uid == null ? "" : uid;
     }
 
     /**
@@ -100,7 +116,7 @@ public record PodView(String namespace, String name, String node, String phase, 
         });
         return new PodView(ns, pod.getMetadata().getName(), node == null || node.isEmpty() ? null : node, phase,
                 pod.getMetadata().getDeletionTimestamp() != null, ObjectFields.labels(pod),
-                ObjectFields.annotations(pod), hostNetwork, requests, nodeAffinity(spec));
+                ObjectFields.annotations(pod), hostNetwork, requests, nodeAffinity(spec), pod.getMetadata().getUid());
     }
 
     /**

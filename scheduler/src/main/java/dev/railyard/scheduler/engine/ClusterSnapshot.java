@@ -9,6 +9,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The cluster as one scheduling cycle sees it, taken once and immutable while the cycle runs: nodes (sorted by
@@ -44,6 +47,43 @@ public final class ClusterSnapshot {
         this.index = idx;
         this.nodeNames = sorted.stream().map(NodeState::name).toList();
         this.nodeNamesHash = nodeNames.hashCode();
+        Map<String, SecondaryNetwork> nets = new HashMap<>();
+        for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
+            nets.put(n.key(), n);
+        }
+        this.networks = Collections.unmodifiableMap(nets);
+        this.fabric = fabric == null ? FabricModel.empty() : fabric;
+        this.pools = pools;
+    }
+
+    /**
+     * A snapshot from nodes already sorted by name and indexed, as the incremental cluster state keeps them: no sort,
+     * no index built, so making it costs one list wrapper and the networks map (docs/adr/0008).
+     *
+     * @param sorted   the nodes sorted by name, unique; the array is owned by the snapshot from now on
+     * @param index    node name → position in {@code sorted}; immutable, may be shared between snapshots
+     * @param names    node names in {@code sorted} order; immutable, may be shared
+     * @param networks secondary networks
+     * @param fabric   the fabric; {@link FabricModel#empty()} when unknown
+     * @param pools    address pools, or null
+     * @return the snapshot
+     */
+    public static ClusterSnapshot sorted(NodeState[] sorted, Map<String, Integer> index, List<String> names,
+                                         List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
+        return new ClusterSnapshot(sorted, index, names, networks, fabric, pools);
+    }
+
+    private ClusterSnapshot(NodeState[] sorted, Map<String, Integer> index, List<String> names,
+                            List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
+        this(Collections.unmodifiableList(java.util.Arrays.asList(sorted)), index, names, networks, fabric, pools);
+    }
+
+    private ClusterSnapshot(List<NodeState> nodes, Map<String, Integer> index, List<String> names,
+                            List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
+        this.nodes = nodes;
+        this.index = index;
+        this.nodeNames = names;
+        this.nodeNamesHash = names.hashCode();
         Map<String, SecondaryNetwork> nets = new HashMap<>();
         for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
             nets.put(n.key(), n);
@@ -98,6 +138,30 @@ public final class ClusterSnapshot {
     /** @return the address pools, or null when unknown */
     public AddressPools pools() {
         return pools;
+    }
+
+    /** @return the same nodes, networks and fabric with other address pools (O(1): the node lists are shared) */
+    public ClusterSnapshot withPools(AddressPools other) {
+        return new ClusterSnapshot(nodes, index, nodeNames, new ArrayList<>(networks.values()), fabric, other);
+    }
+
+    /**
+     * @param gang a gang
+     * @param plan its plan
+     * @return this snapshot with the plan's GPUs and RDMA resource slots taken on its nodes (addresses are the pool
+     *         ledger's to hold)
+     */
+    public ClusterSnapshot taking(GangRequest gang, GangPlan plan) {
+        Map<String, Set<Integer>> gpus = new TreeMap<>();
+        Map<String, Map<String, Long>> slots = new TreeMap<>();
+        for (PlannedPod p : plan.pods()) {
+            gpus.computeIfAbsent(p.node(), k -> new TreeSet<>()).addAll(p.gpuIndices());
+            gang.pods().get(p.index()).rdmaResources().forEach((r, v) -> slots
+                    .computeIfAbsent(p.node(), k -> new TreeMap<>()).merge(r, v, Long::sum));
+        }
+        List<NodeState> changed = new ArrayList<>();
+        gpus.forEach((n, g) -> changed.add(node(n).withAllocated(g, slots.getOrDefault(n, Map.of()))));
+        return withNodes(changed);
     }
 
     /** @return a snapshot with some nodes replaced (same networks, fabric and pools) */

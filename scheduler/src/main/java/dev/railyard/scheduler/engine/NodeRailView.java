@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * One node seen by one pod shape: which of its rails the pod can use, the rail HCA each free GPU would send
@@ -54,19 +55,119 @@ public final class NodeRailView {
     final int freeCapable;
     private final long podsByResources;
     private final Map<Integer, Integer> railNetwork;
+    private final ResourceReach resources;
+    private final NetworkReach networks;
+    private final Bindings bindings;
+    private final Eligible eligibleIndex;
     /** {@link #reasonsForOnePod()}, computed once and shared with twins. */
     private final List<List<Reason>> oneCache;
 
-    private NodeRailView(NodeState node, PodRequest pod, PcieDistance limit, ClusterSnapshot snapshot) {
+    /** Free GPUs bound to rail HCAs, and the locality-group counts over capable GPUs. */
+    private record Bindings(GpuBinding[] binding, boolean[] eligible, boolean[] capable, int[] groupSize,
+                            int[] groupFree, int freeGpus, int freeCapable) {
+        static Bindings none() {
+            return new Bindings(new GpuBinding[0], new boolean[0], new boolean[0], new int[0], new int[0], 0, 0);
+        }
+    }
+
+    /** The eligible GPU positions indexed: per rail and in all, nearest first, then by GPU index. */
+    private record Eligible(int[][] onRail, int[] all, int[] perRail) {
+        static Eligible none() {
+            return new Eligible(new int[0][], new int[0], new int[0]);
+        }
+    }
+
+    /**
+     * What the pod's RDMA resources allow.
+     *
+     * @param podsByResources pods the free slots admit ({@link Long#MAX_VALUE} when the pod asks for none)
+     * @param usable          per rail, whether a requested resource exposes its HCA; null when no requested
+     *                        resource names a known HCA (then resources do not restrict rails)
+     */
+    private record ResourceReach(long podsByResources, boolean[] usable) {
+    }
+
+    /**
+     * What the pod's networks reach.
+     *
+     * @param usable      per rail, whether some network's master netdev is a port of its HCA; null when unknown
+     * @param railNetwork rail → index (into the pod's networks) of the first network on it
+     */
+    private record NetworkReach(boolean[] usable, Map<Integer, Integer> railNetwork) {
+    }
+
+    private NodeRailView(NodeState node, PodRequest pod, PcieDistance limit, NodeRails rails, List<Reason> blockers,
+                         boolean[] usable, ResourceReach resources, NetworkReach networks, Bindings b, Eligible e,
+                         List<List<Reason>> oneCache) {
         this.node = node;
         this.pod = pod;
         this.limit = limit;
-        this.rails = node.topology() == null ? null : NodeRails.of(node.topology());
+        this.rails = rails;
+        this.blockers = List.copyOf(blockers);
+        this.usable = usable;
+        this.binding = b.binding();
+        this.eligible = b.eligible();
+        this.capable = b.capable();
+        this.groupSize = b.groupSize();
+        this.groupFree = b.groupFree();
+        this.freeGpus = b.freeGpus();
+        this.freeCapable = b.freeCapable();
+        this.eligibleOnRail = e.onRail();
+        this.eligibleAll = e.all();
+        this.eligiblePerRail = e.perRail();
+        this.podsByResources = resources.podsByResources();
+        this.railNetwork = networks.railNetwork();
+        this.resources = resources;
+        this.networks = networks;
+        this.bindings = b;
+        this.eligibleIndex = e;
+        this.oneCache = oneCache;
+    }
+
+    /**
+     * @return this view for another node whose topology (same instance), allocated GPUs, RDMA resources and
+     * schedulability are the same; shares all computed data
+     */
+    NodeRailView forTwin(NodeState twin) {
+        return new NodeRailView(twin, pod, limit, rails, blockers, usable, resources, networks, bindings,
+                eligibleIndex, oneCache);
+    }
+
+    /**
+     * Builds the view in named steps: blockers of the whole node, what the RDMA resources and networks reach, the
+     * usable rails, each free GPU's binding, the eligible GPUs indexed.
+     *
+     * @param snapshot the cluster
+     * @param node     the node
+     * @param pod      the pod (its shape matters, not its name)
+     * @param limit    farthest distance class a GPU may pair at, or null for any
+     * @return the view
+     */
+    public static NodeRailView of(ClusterSnapshot snapshot, NodeState node, PodRequest pod, PcieDistance limit) {
+        NodeRails rails = node.topology() == null ? null : NodeRails.of(node.topology());
         List<Reason> block = new ArrayList<>();
         if (!node.schedulable()) {
             block.add(new Reason(ReasonCode.NODE_UNSCHEDULABLE, "node unschedulable", "cordoned or not ready"));
         }
-        // RDMA resources
+        ResourceReach resources = resourceReach(node, pod, rails, block);
+        NetworkReach networks = networkReach(snapshot, pod, rails, block);
+        List<List<Reason>> oneCache = new CopyOnWriteArrayList<>();
+        if (rails == null) {
+            if (pod.gpus() > 0) {
+                block.add(new Reason(ReasonCode.NO_NODE_TOPOLOGY, "no NodeTopology",
+                        "the node has no NodeTopology; its GPU–HCA pairs are unknown"));
+            }
+            return new NodeRailView(node, pod, limit, null, block, new boolean[0], resources, networks,
+                    Bindings.none(), Eligible.none(), oneCache);
+        }
+        boolean[] usable = usableRails(rails, pod, resources, networks, block);
+        Bindings b = bindFreeGpus(node, rails, usable, limit);
+        return new NodeRailView(node, pod, limit, rails, block, usable, resources, networks, b,
+                indexEligible(rails, b), oneCache);
+    }
+
+    /** Step: the pod's RDMA resources on the node (missing or full ones block it) and the rails they expose. */
+    private static ResourceReach resourceReach(NodeState node, PodRequest pod, NodeRails rails, List<Reason> block) {
         long byRes = Long.MAX_VALUE;
         boolean[] resUsable = null;
         for (var e : pod.rdmaResources().entrySet()) {
@@ -93,9 +194,12 @@ public final class NodeRailView {
                 }
             }
         }
-        this.podsByResources = byRes;
-        this.oneCache = new java.util.concurrent.CopyOnWriteArrayList<>();
-        // networks: master netdev on the node, and the rails they reach
+        return new ResourceReach(byRes, resUsable);
+    }
+
+    /** Step: each network's master netdev on the node (a missing one blocks it) and the rails they reach. */
+    private static NetworkReach networkReach(ClusterSnapshot snapshot, PodRequest pod, NodeRails rails,
+                                             List<Reason> block) {
         boolean[] netUsable = null;
         Map<Integer, Integer> railNet = new LinkedHashMap<>();
         List<NetworkSelection> sels = pod.selections();
@@ -119,32 +223,18 @@ public final class NodeRailView {
                 railNet.putIfAbsent(rail, i);
             }
         }
-        this.railNetwork = railNet;
-        if (rails == null) {
-            if (pod.gpus() > 0) {
-                block.add(new Reason(ReasonCode.NO_NODE_TOPOLOGY, "no NodeTopology",
-                        "the node has no NodeTopology; its GPU–HCA pairs are unknown"));
-            }
-            usable = new boolean[0];
-            binding = new GpuBinding[0];
-            eligible = new boolean[0];
-            eligibleOnRail = new int[0][];
-            eligibleAll = new int[0];
-            eligiblePerRail = new int[0];
-            freeGpus = 0;
-            capable = new boolean[0];
-            groupSize = new int[0];
-            groupFree = new int[0];
-            freeCapable = 0;
-            blockers = List.copyOf(block);
-            return;
-        }
+        return new NetworkReach(netUsable, railNet);
+    }
+
+    /** Step: the rails the pod reaches through both its networks and its resources; none blocks a GPU pod. */
+    private static boolean[] usableRails(NodeRails rails, PodRequest pod, ResourceReach resources,
+                                         NetworkReach networks, List<Reason> block) {
         int nr = rails.railCount();
-        usable = new boolean[nr];
+        boolean[] usable = new boolean[nr];
         int usableCount = 0;
         for (int r = 0; r < nr; r++) {
-            usable[r] = rails.railHca[r] != null && (netUsable == null || netUsable[r])
-                    && (resUsable == null || resUsable[r]);
+            usable[r] = rails.railHca[r] != null && (networks.usable() == null || networks.usable()[r])
+                    && (resources.usable() == null || resources.usable()[r]);
             if (usable[r]) {
                 usableCount++;
             }
@@ -157,14 +247,18 @@ public final class NodeRailView {
                     "none of the node's rail HCAs (" + String.join(", ", rails.rails().values())
                             + ") is reached by the pod's networks and RDMA resources"));
         }
-        // bind free GPUs
+        return usable;
+    }
+
+    /** Step: binds each free GPU to its own rail HCA when usable, else the nearest usable one (class Javadoc). */
+    private static Bindings bindFreeGpus(NodeState node, NodeRails rails, boolean[] usable, PcieDistance limit) {
         int n = rails.gpus.length;
-        binding = new GpuBinding[n];
-        eligible = new boolean[n];
-        capable = new boolean[n];
-        groupSize = new int[rails.groupSize.length];
-        groupFree = new int[rails.groupSize.length];
-        int freeCap = 0;
+        int nr = usable.length;
+        GpuBinding[] binding = new GpuBinding[n];
+        boolean[] eligible = new boolean[n];
+        boolean[] capable = new boolean[n];
+        int[] groupSize = new int[rails.groupSize.length];
+        int[] groupFree = new int[rails.groupSize.length];
         for (int i = 0; i < n; i++) {
             GpuHcaPair own = rails.home.get(rails.gpus[i]);
             capable[i] = limit == null || (own != null && own.distance().isAtMost(limit));
@@ -174,6 +268,7 @@ public final class NodeRailView {
         }
         int[] boundPerRail = new int[nr];
         int free = 0;
+        int freeCap = 0;
         for (int i = 0; i < n; i++) {
             int gpu = rails.gpus[i];
             if (node.allocatedGpus().contains(gpu)) {
@@ -184,104 +279,66 @@ public final class NodeRailView {
                 groupFree[rails.group[i]]++;
                 freeCap++;
             }
-            GpuHcaPair own = rails.home.get(gpu);
-            GpuBinding b = null;
-            if (own != null && own.rail() < nr && usable[own.rail()]) {
-                b = new GpuBinding(gpu, own.hca(), own.rail(), own.distance(), true);
-            } else {
-                PcieDistance best = null;
-                int bestRail = -1;
-                for (int r = 0; r < nr; r++) {
-                    if (!usable[r]) {
-                        continue;
-                    }
-                    PcieDistance d = rails.distance(gpu, rails.railHca[r]);
-                    if (d == null) {
-                        continue;
-                    }
-                    if (best == null || d.compareTo(best) < 0
-                            || (d == best && boundPerRail[r] < boundPerRail[bestRail])) {
-                        best = d;
-                        bestRail = r;
-                    }
-                }
-                if (best != null) {
-                    b = new GpuBinding(gpu, rails.railHca[bestRail], bestRail, best, false);
-                }
-            }
+            GpuBinding b = bindOne(rails, usable, gpu, boundPerRail);
             if (b != null) {
                 binding[i] = b;
                 boundPerRail[b.rail()]++;
                 eligible[i] = limit == null || b.distance().isAtMost(limit);
             }
         }
-        freeGpus = free;
-        freeCapable = freeCap;
-        eligiblePerRail = new int[nr];
+        return new Bindings(binding, eligible, capable, groupSize, groupFree, free, freeCap);
+    }
+
+    /** @return the GPU's binding: its own pair when that rail is usable, else the nearest usable rail; or null */
+    private static GpuBinding bindOne(NodeRails rails, boolean[] usable, int gpu, int[] boundPerRail) {
+        GpuHcaPair own = rails.home.get(gpu);
+        if (own != null && own.rail() < usable.length && usable[own.rail()]) {
+            return new GpuBinding(gpu, own.hca(), own.rail(), own.distance(), true);
+        }
+        PcieDistance best = null;
+        int bestRail = -1;
+        for (int r = 0; r < usable.length; r++) {
+            if (!usable[r]) {
+                continue;
+            }
+            PcieDistance d = rails.distance(gpu, rails.railHca[r]);
+            if (d == null) {
+                continue;
+            }
+            if (best == null || d.compareTo(best) < 0 || (d == best && boundPerRail[r] < boundPerRail[bestRail])) {
+                best = d;
+                bestRail = r;
+            }
+        }
+        return best == null ? null : new GpuBinding(gpu, rails.railHca[bestRail], bestRail, best, false);
+    }
+
+    /** Step: the eligible GPU positions per rail and in all, nearest first, then by GPU index. */
+    private static Eligible indexEligible(NodeRails rails, Bindings b) {
+        int nr = rails.railCount();
+        int[] perRailCount = new int[nr];
         List<List<Integer>> perRail = new ArrayList<>();
         for (int r = 0; r < nr; r++) {
             perRail.add(new ArrayList<>());
         }
         List<Integer> all = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            if (eligible[i]) {
+        GpuBinding[] binding = b.binding();
+        for (int i = 0; i < binding.length; i++) {
+            if (b.eligible()[i]) {
                 perRail.get(binding[i].rail()).add(i);
                 all.add(i);
-                eligiblePerRail[binding[i].rail()]++;
+                perRailCount[binding[i].rail()]++;
             }
         }
         Comparator<Integer> nearest = Comparator.<Integer>comparingInt(i -> binding[i].distance().ordinal())
                 .thenComparingInt(i -> rails.gpus[i]);
-        eligibleOnRail = new int[nr][];
+        int[][] onRail = new int[nr][];
         for (int r = 0; r < nr; r++) {
             perRail.get(r).sort(nearest);
-            eligibleOnRail[r] = perRail.get(r).stream().mapToInt(Integer::intValue).toArray();
+            onRail[r] = perRail.get(r).stream().mapToInt(Integer::intValue).toArray();
         }
         all.sort(nearest);
-        eligibleAll = all.stream().mapToInt(Integer::intValue).toArray();
-        blockers = List.copyOf(block);
-    }
-
-    /** The same view for another node in exactly the same state (same topology instance, GPUs, resources). */
-    private NodeRailView(NodeRailView same, NodeState node) {
-        this.node = node;
-        this.pod = same.pod;
-        this.limit = same.limit;
-        this.rails = same.rails;
-        this.blockers = same.blockers;
-        this.usable = same.usable;
-        this.binding = same.binding;
-        this.eligible = same.eligible;
-        this.eligibleOnRail = same.eligibleOnRail;
-        this.eligibleAll = same.eligibleAll;
-        this.eligiblePerRail = same.eligiblePerRail;
-        this.freeGpus = same.freeGpus;
-        this.capable = same.capable;
-        this.groupSize = same.groupSize;
-        this.groupFree = same.groupFree;
-        this.freeCapable = same.freeCapable;
-        this.podsByResources = same.podsByResources;
-        this.railNetwork = same.railNetwork;
-        this.oneCache = same.oneCache;
-    }
-
-    /**
-     * @return this view for another node whose topology (same instance), allocated GPUs, RDMA resources and
-     * schedulability are the same; shares all computed data
-     */
-    NodeRailView forTwin(NodeState twin) {
-        return new NodeRailView(this, twin);
-    }
-
-    /**
-     * @param snapshot the cluster
-     * @param node     the node
-     * @param pod      the pod (its shape matters, not its name)
-     * @param limit    farthest distance class a GPU may pair at, or null for any
-     * @return the view
-     */
-    public static NodeRailView of(ClusterSnapshot snapshot, NodeState node, PodRequest pod, PcieDistance limit) {
-        return new NodeRailView(node, pod, limit, snapshot);
+        return new Eligible(onRail, all.stream().mapToInt(Integer::intValue).toArray(), perRailCount);
     }
 
     /** @return the node */
@@ -388,6 +445,37 @@ public final class NodeRailView {
             }
         }
         return (int) Math.min(cap, Integer.MAX_VALUE);
+    }
+
+    /** @return the node's locality groups (GPUs under one PCIe switch), 0 without a rail map */
+    int groupCount() {
+        return rails == null ? 0 : groupSize.length;
+    }
+
+    /** @return the node's GPUs, free or not, 0 without a rail map */
+    int gpuCount() {
+        return rails == null ? 0 : rails.gpus.length;
+    }
+
+    /**
+     * @param positions GPU positions taken
+     * @return locality groups some but not all of whose capable GPUs are free once those are taken
+     */
+    int brokenGroupsAfter(int[] positions) {
+        if (rails == null) {
+            return 0;
+        }
+        int[] after = groupFree.clone();
+        for (int p : positions) {
+            take(after, p);
+        }
+        int broken = 0;
+        for (int g = 0; g < groupSize.length; g++) {
+            if (after[g] > 0 && after[g] < groupSize[g]) {
+                broken++;
+            }
+        }
+        return broken;
     }
 
     /** Removes a chosen GPU position from per-group free counts (no-op for GPUs that are not capable). */

@@ -3,7 +3,6 @@ package dev.railyard.scheduler.engine;
 import dev.railyard.api.hints.AffinityPolicy;
 import dev.railyard.api.topology.PcieDistance;
 import dev.railyard.scheduler.ipam.PoolReason;
-import dev.railyard.scheduler.ipam.PoolStatus;
 import dev.railyard.scheduler.ipam.PoolVerdict;
 import dev.railyard.topology.fabric.FabricModel;
 
@@ -132,11 +131,8 @@ public final class PlacementEngine {
         if (view.podsByResources() < 1) {
             return new RailSetFit(null, node + ": no free RDMA resource slot");
         }
-        int[] demand = new int[rails.width()];
-        for (int r = 0; r < demand.length; r++) {
-            demand[r] = rails.count(r);
-        }
-        LocalSelection.Choice choice = LocalSelection.select(view, null, demand, pod.gpus(), settings.cost());
+        LocalSelection.Choice choice = LocalSelection.select(view, null, NodeChoice.demand(rails, 1), pod.gpus(),
+                settings.cost());
         if (choice == null) {
             return new RailSetFit(null, node + " cannot offer rail set " + rails + ": qualifying free GPUs per rail "
                     + java.util.Arrays.toString(view.eligiblePerRail()));
@@ -177,8 +173,9 @@ public final class PlacementEngine {
     }
 
     /**
-     * Score: how good is {@code node} for {@code pod}, 0–100, with a breakdown (see {@link ScoreWeights}). Call it for
-     * nodes that passed {@link #filter}; an infeasible node scores 0.
+     * Score: how good is {@code node} for {@code pod}, 0–100, with a breakdown: the weighted mean of the terms of
+     * {@link WeightedScore} (see {@link ScoreWeights}). Call it for nodes that passed {@link #filter}; an infeasible
+     * node scores 0.
      */
     public NodeScore score(ClusterSnapshot snapshot, PodRequest pod, PlacementPolicy policy, String node,
                            GangContext context) {
@@ -191,98 +188,14 @@ public final class PlacementEngine {
         NodeRailView view = NodeRailView.of(snapshot, ns, pod, limit);
         RailVector vector = context.rails();
         boolean railOk = vector == null || pod.gpus() == 0 || view.capacity(vector) > 0;
-        int[] demand = null;
-        if (vector != null && railOk && pod.gpus() > 0) {
-            demand = new int[vector.width()];
-            for (int r = 0; r < demand.length; r++) {
-                demand[r] = vector.count(r);
-            }
-        }
+        int[] demand = railOk && pod.gpus() > 0 ? NodeChoice.demand(vector, 1) : null;
         LocalSelection.Choice choice = view.blockers().isEmpty()
                 ? LocalSelection.select(view, null, demand, pod.gpus(), settings.cost()) : null;
         if (choice == null) {
             return new NodeScore(node, 0, List.of(new NodeScore.Term("pairing", 0, w.pairing(),
                     "the pod does not fit")));
         }
-        List<NodeScore.Term> terms = new ArrayList<>();
-        int sys = Math.max(1, settings.cost().sysPenalty());
-        int pairing = pod.gpus() == 0 ? 100
-                : (int) Math.round(100.0 - 100.0 * choice.penaltySum() / ((double) sys * pod.gpus()));
-        terms.add(new NodeScore.Term("pairing", clamp(pairing), w.pairing(), pod.gpus() == 0 ? "no GPUs"
-                : "mean penalty " + String.format(java.util.Locale.ROOT, "%.2f",
-                choice.penaltySum() / (double) pod.gpus()) + " of " + sys));
-        FabricModel fabric = snapshot.fabric();
-        int proximity;
-        String why;
-        if (context.placed().isEmpty()) {
-            proximity = 100;
-            why = "no gang member placed yet";
-        } else {
-            List<Integer> rails = vector == null || vector.rails().isEmpty() ? List.of(0) : vector.rails();
-            double sum = 0;
-            for (String other : context.placed()) {
-                int worst = 0;
-                for (int r : rails) {
-                    worst = Math.max(worst, fabric.hops(node, other, r));
-                }
-                sum += worst;
-            }
-            double mean = sum / context.placed().size();
-            int max = FabricModel.hopsForTier(fabric.maxTier() + 1);
-            proximity = (int) Math.round(100.0 * (1.0 - mean / max));
-            why = String.format(java.util.Locale.ROOT, "mean %.1f switch hops to %d members (max %d)", mean,
-                    context.placed().size(), max);
-        }
-        terms.add(new NodeScore.Term("proximity", clamp(proximity), w.proximity(), why));
-        terms.add(new NodeScore.Term("rail", railOk ? 100 : 0, w.rail(), vector == null ? "no gang rail set yet"
-                : railOk ? "offers rail set " + vector : "cannot offer rail set " + vector));
-        int groups = view.rails == null ? 0 : view.groupSize.length;
-        int[] after = view.rails == null ? new int[0] : view.groupFree.clone();
-        for (int p : choice.positions()) {
-            view.take(after, p);
-        }
-        int broken = 0;
-        for (int g = 0; g < groups; g++) {
-            if (after[g] > 0 && after[g] < view.groupSize[g]) {
-                broken++;
-            }
-        }
-        int total = view.rails == null ? 0 : view.rails.gpus.length;
-        double frag = groups == 0 ? 100 : 50.0 * (1.0 - broken / (double) groups)
-                + 50.0 * (total == 0 ? 1.0 : 1.0 - choice.leftover() / (double) total);
-        terms.add(new NodeScore.Term("fragmentation", clamp((int) Math.round(frag)), w.fragmentation(),
-                broken + " of " + groups + (groups == 1 ? " PCIe group" : " PCIe groups") + " partly used after, "
-                        + choice.leftover() + (choice.leftover() == 1 ? " GPU" : " GPUs") + " left free"));
-        int ip = 100;
-        String ipWhy = "no pools checked";
-        if (snapshot.pools() != null && !pod.selections().isEmpty()) {
-            PoolVerdict v = snapshot.pools().check(pod.networks(), 1, node);
-            double worst = 1.0;
-            String worstPool = null;
-            for (PoolStatus s : v.pools()) {
-                if (s.usable() <= 0 || s.usable() == Long.MAX_VALUE) {
-                    continue;
-                }
-                double f = Math.max(0, s.free() - s.needed()) / (double) s.usable();
-                if (f < worst) {
-                    worst = f;
-                    worstPool = s.poolName() + " " + s.free() + "/" + s.usable() + " free";
-                }
-            }
-            ip = (int) Math.round(100 * worst);
-            ipWhy = worstPool == null ? "pools have room" : "tightest " + worstPool;
-        }
-        terms.add(new NodeScore.Term("ipHeadroom", clamp(ip), w.ipHeadroom(), ipWhy));
-        double num = 0;
-        double den = 0;
-        for (NodeScore.Term t : terms) {
-            num += (double) t.value() * t.weight();
-            den += t.weight();
-        }
-        return new NodeScore(node, clamp((int) Math.round(num / den)), terms);
-    }
-
-    private static int clamp(int v) {
-        return Math.max(0, Math.min(100, v));
+        return WeightedScore.of(new ScoreInput(snapshot, pod, node, view, context, choice, railOk, settings.cost()),
+                w);
     }
 }

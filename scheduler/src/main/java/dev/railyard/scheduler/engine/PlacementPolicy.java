@@ -10,9 +10,11 @@ import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricModel;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The placement rules of one gang, resolved from the job author's {@code railyard.dev/} hints and the PodGroup's
@@ -25,9 +27,17 @@ import java.util.Map;
  * @param scope          largest fabric domain the gang may span ({@link FabricScope#ANY} by default)
  * @param rankOrder      rank ordering (default fabric)
  * @param sources        where each non-default setting came from, for explanations
+ * @param warnings       {@code railyard.dev/} annotation keys Railyard does not know, with the closest known key
+ *                       ({@link UnknownHintKeys}); the gang planner repeats them in its notices
  */
 public record PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDistance, AffinityPolicy railAlignment,
-                              FabricScope scope, RankOrder rankOrder, List<String> sources) {
+                              FabricScope scope, RankOrder rankOrder, List<String> sources, List<String> warnings) {
+    /** A policy without warnings. */
+    public PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDistance, AffinityPolicy railAlignment,
+                           FabricScope scope, RankOrder rankOrder, List<String> sources) {
+        this(gpuHcaAffinity, maxDistance, railAlignment, scope, rankOrder, sources, List.of());
+    }
+
     public PlacementPolicy {
         gpuHcaAffinity = gpuHcaAffinity == null ? AffinityPolicy.REQUIRED : gpuHcaAffinity;
         maxDistance = maxDistance == null ? PcieDistance.PXB : maxDistance;
@@ -35,6 +45,7 @@ public record PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDis
         scope = scope == null ? FabricScope.ANY : scope;
         rankOrder = rankOrder == null ? RankOrder.FABRIC : rankOrder;
         sources = sources == null ? List.of() : List.copyOf(sources);
+        warnings = warnings == null ? List.of() : List.copyOf(warnings);
     }
 
     /** @return affinity required at ≤ PXB, alignment preferred, any scope, fabric rank order */
@@ -44,17 +55,18 @@ public record PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDis
 
     /** @return a copy with another GPU–HCA affinity and maximum distance */
     public PlacementPolicy withAffinity(AffinityPolicy affinity, PcieDistance max) {
-        return new PlacementPolicy(affinity, max, railAlignment, scope, rankOrder, sources);
+        return new PlacementPolicy(affinity, max, railAlignment, scope, rankOrder, sources, warnings);
     }
 
     /** @return a copy with another rail alignment */
     public PlacementPolicy withRailAlignment(AffinityPolicy alignment) {
-        return new PlacementPolicy(gpuHcaAffinity, maxDistance, alignment, scope, rankOrder, sources);
+        return new PlacementPolicy(gpuHcaAffinity, maxDistance, alignment, scope, rankOrder, sources, warnings);
     }
 
     /** @return a copy with another fabric scope */
     public PlacementPolicy withScope(FabricScope newScope) {
-        return new PlacementPolicy(gpuHcaAffinity, maxDistance, railAlignment, newScope, rankOrder, sources);
+        return new PlacementPolicy(gpuHcaAffinity, maxDistance, railAlignment, newScope, rankOrder, sources,
+                warnings);
     }
 
     /**
@@ -112,10 +124,22 @@ public record PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDis
                     AffinityPolicy.parse(aff, HintAnnotations.GPU_HCA_AFFINITY, AffinityPolicy.REQUIRED),
                     maxDistance,
                     AffinityPolicy.parse(rail, HintAnnotations.RAIL_ALIGNMENT, AffinityPolicy.PREFERRED),
-                    fabricScope, RankOrder.parse(rank), sources);
+                    fabricScope, RankOrder.parse(rank), sources, warnings(podAnnotations, podGroup, jobAnnotations));
         } catch (IllegalArgumentException e) {
             throw new InputException(e.getMessage(), e);
         }
+    }
+
+    /** Unknown {@code railyard.dev/} keys, each reported once at the most specific object it is on. */
+    private static List<String> warnings(Map<String, String> pod, PodGroup pg, Map<String, String> job) {
+        Set<String> seen = new HashSet<>();
+        List<String> out = new ArrayList<>(UnknownHintKeys.warnings(pod, "the pod", seen));
+        if (pg != null) {
+            out.addAll(UnknownHintKeys.warnings(pg.annotations(), "PodGroup " + pg.namespace() + "/" + pg.name(),
+                    seen));
+        }
+        out.addAll(UnknownHintKeys.warnings(job, "the Job", seen));
+        return out;
     }
 
     /**

@@ -134,7 +134,26 @@ public final class Explainer {
      *                        when a hint is malformed
      */
     public Explanation explain(ClusterObjects objects, ExplainRequest request, Context context) {
-        Prepared p = prepare(objects, context);
+        return explain(prepare(objects, context), objects, request, context);
+    }
+
+    /**
+     * For the running service: over the cluster state's current view and the live ledger's objects (a fresh ledger
+     * of its own, so a what-if's holds stay here).
+     *
+     * @param view  the state's view
+     * @param ipam  the live ledger's snapshot
+     * @throws InputException as {@link #explain(ClusterObjects, ExplainRequest, Context)}
+     */
+    public Explanation explain(ClusterView view, IpamSnapshot ipam, ExplainRequest request, Context context) {
+        List<String> warnings = new ArrayList<>(context.warnings());
+        IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC(), Duration.ofHours(1), null);
+        ledger.update(ipam);
+        warnings.addAll(view.warnings());
+        return explain(new Prepared(view.withPools(ledger), ledger, warnings), view.objects(), request, context);
+    }
+
+    private Explanation explain(Prepared p, ClusterObjects objects, ExplainRequest request, Context context) {
         List<Explanation.Gang> gangs = new ArrayList<>();
         List<Explanation.PoolLine> pools;
         switch (request.command()) {

@@ -26,14 +26,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A Volcano Job ({@code batch.volcano.sh/v1alpha1}, kind {@code Job}) turned into what Volcano would create for it
- * (wire-formats.md §1.8, {@code job_controller_util.go createJobPod}, {@code job_controller_actions.go
- * createOrUpdatePodGroup}): per task, {@code replicas} pods named {@code <job>-<task>-<index>} from the task's
- * template, carrying Volcano's labels and annotations ({@code scheduling.k8s.io/group-name}, {@code volcano.sh/task-spec},
- * {@code volcano.sh/task-index}, {@code volcano.sh/job-name}, {@code volcano.sh/queue-name}) besides the template's
- * own (multus networks, {@code railyard.dev/} hints); and a PodGroup with {@code minMember = spec.minAvailable}
- * (default: every replica, as Volcano's admission webhook sets it), the Job's {@code networkTopology} and the Job's
- * annotations. The PodGroup is named {@code <job>-<uid>} when the Job has a UID, else after the Job.
+ * A Volcano Job ({@code batch.volcano.sh/v1alpha1}, kind {@code Job}; docs/formats/volcano-job.md §1) turned into
+ * what Volcano would create for it (docs/formats/volcano-job.md §2, {@code job_controller_util.go createJobPod},
+ * {@code job_controller_actions.go createOrUpdatePodGroup}): per task, {@code replicas} pods named
+ * {@code <job>-<task>-<index>} from the task's template, carrying Volcano's labels and annotations
+ * ({@code scheduling.k8s.io/group-name}, {@code volcano.sh/task-spec}, {@code volcano.sh/task-index},
+ * {@code volcano.sh/job-name}, {@code volcano.sh/queue-name}) besides the template's own (multus networks,
+ * {@code railyard.dev/} hints); and a PodGroup with {@code minMember = spec.minAvailable} (default: every replica, as
+ * Volcano's admission webhook sets it), the Job's {@code networkTopology} and the Job's annotations. The PodGroup is
+ * named {@code <job>-<uid>} when the Job has a UID, else after the Job. Another {@code apiVersion} and keys Volcano
+ * does not know are refused ({@link VolcanoJobKeys}).
  */
 public final class VolcanoJobTemplate {
     private static final ObjectMapper YAML = YAMLMapper.builder(new YAMLFactory())
@@ -73,10 +75,21 @@ public final class VolcanoJobTemplate {
      *                        no Job
      */
     public static List<Job> read(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            return read(in, file.toString());
+        } catch (IOException e) {
+            throw InputException.reading(file.toString(), e);
+        }
+    }
+
+    /**
+     * {@link #read(Path)} from a stream.
+     *
+     * @param name the file's name, for messages
+     */
+    public static List<Job> read(InputStream in, String name) {
         List<Job> jobs = new ArrayList<>();
-        String name = file.toString();
-        try (InputStream in = Files.newInputStream(file);
-             MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(in)) {
+        try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(in)) {
             int doc = 0;
             while (it.hasNextValue()) {
                 JsonNode n = it.nextValue();
@@ -121,16 +134,14 @@ public final class VolcanoJobTemplate {
      *
      * @param job   the Job in generic form
      * @param where where it was read (file and document, or {@code cluster}), for messages
-     * @throws InputException naming {@code where}, the Job and the field when it is not a Volcano Job or is malformed
-     *                        (no name, no tasks, a task without name or template, replicas or minAvailable not a
-     *                        whole number ≥ 0, a bad networkTopology, a resource quantity that cannot be read)
+     * @throws InputException naming {@code where}, the Job and the field when it is not a Volcano Job
+     *                        ({@code batch.volcano.sh/v1alpha1}) or is malformed: no name, no tasks, a task without
+     *                        name or template, replicas or minAvailable not a whole number ≥ 0, a bad
+     *                        networkTopology, a resource quantity that cannot be read, a key Volcano does not know
+     *                        (with the closest known one, {@link VolcanoJobKeys})
      */
     public static Job of(GenericKubernetesResource job, String where) {
-        String apiVersion = job.getApiVersion() == null ? "" : job.getApiVersion();
-        if (!"Job".equals(job.getKind()) || !apiVersion.startsWith("batch.volcano.sh/")) {
-            throw new InputException(where + ": " + (job.getKind() == null ? "an object without kind" : job.getKind()
-                    + " " + apiVersion) + " is not a Volcano Job (apiVersion batch.volcano.sh/v1alpha1, kind Job)");
-        }
+        VolcanoJobKeys.checkKind(job.getApiVersion(), job.getKind(), where);
         if (job.getMetadata() == null || job.getMetadata().getName() == null || job.getMetadata().getName().isBlank()) {
             throw new InputException(where + ": the Job has no metadata.name");
         }
@@ -138,26 +149,52 @@ public final class VolcanoJobTemplate {
         String ns = job.getMetadata().getNamespace() == null || job.getMetadata().getNamespace().isBlank()
                 ? "default" : job.getMetadata().getNamespace();
         String at = where + " (Job " + ns + "/" + name + ")";
+        List<String> top = new ArrayList<>(List.of("apiVersion", "kind", "metadata"));
+        top.addAll(job.getAdditionalProperties().keySet());
+        VolcanoJobKeys.check(top, VolcanoJobKeys.TOP, "", at);
         Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
                 : job.getMetadata().getAnnotations();
         hints(annotations, null, at + ": metadata.annotations");
         Map<String, Object> spec = map(job.getAdditionalProperties().get("spec"));
-        String queue = text(spec.get("queue"));
-        if (queue == null || queue.isBlank()) {
-            queue = "default";
-        }
-        String schedulerName = text(spec.get("schedulerName"));
+        VolcanoJobKeys.check(spec, VolcanoJobKeys.SPEC, "spec", at);
         String uid = job.getMetadata().getUid();
-        String pgName = uid == null || uid.isBlank() ? name : name + "-" + uid;
+        Expansion x = new Expansion(ns, name, uid == null || uid.isBlank() ? name : name + "-" + uid,
+                text(spec.get("queue")) == null || text(spec.get("queue")).isBlank() ? "default"
+                        : text(spec.get("queue")), text(spec.get("schedulerName")), at);
         Object tasksRaw = spec.get("tasks");
         if (!(tasksRaw instanceof List<?> tasks) || tasks.isEmpty()) {
             throw new InputException(at + ": spec.tasks is missing or empty");
         }
         List<GenericKubernetesResource> pods = new ArrayList<>();
-        int total = 0;
         for (int t = 0; t < tasks.size(); t++) {
-            String tw = "spec.tasks[" + t + "]";
-            Map<String, Object> task = map(tasks.get(t));
+            pods.addAll(x.taskPods(map(tasks.get(t)), "spec.tasks[" + t + "]"));
+        }
+        if (pods.isEmpty()) {
+            throw new InputException(at + ": every task has 0 replicas");
+        }
+        int min = whole(spec.get("minAvailable"), pods.size(), at + ": spec.minAvailable");
+        if (min > pods.size()) {
+            // Volcano's job admission refuses this too (minAvailable greater than the sum of replicas)
+            throw new InputException(at + ": spec.minAvailable " + min + " is more than the job's " + pods.size()
+                    + " pods");
+        }
+        PodGroup.NetworkTopology nt;
+        try {
+            VolcanoJobKeys.check(map(spec.get("networkTopology")), VolcanoJobKeys.NETWORK_TOPOLOGY,
+                    "spec.networkTopology", at);
+            nt = VolcanoObjectConverter.networkTopology(spec.get("networkTopology"), "spec.networkTopology");
+        } catch (IllegalArgumentException e) {
+            throw new InputException(at + ": " + e.getMessage(), e);
+        }
+        PodGroup pg = new PodGroup(ns, x.podGroupName(), min, nt, annotations);
+        return new Job(ns, name, annotations, pg, pods, where);
+    }
+
+    /** What every pod of one Job shares, and the expansion of one task into its pods. */
+    private record Expansion(String ns, String job, String podGroupName, String queue, String schedulerName,
+                             String at) {
+        List<GenericKubernetesResource> taskPods(Map<String, Object> task, String tw) {
+            VolcanoJobKeys.check(task, VolcanoJobKeys.TASK, tw, at);
             String tname = text(task.get("name"));
             if (tname == null || tname.isBlank()) {
                 throw new InputException(at + ": " + tw + ".name is missing");
@@ -167,6 +204,7 @@ public final class VolcanoJobTemplate {
             if (!(tpl instanceof Map<?, ?>)) {
                 throw new InputException(at + ": " + tw + " (task " + tname + ").template is missing");
             }
+            VolcanoJobKeys.check(map(tpl), VolcanoJobKeys.TEMPLATE, tw + ".template", at);
             Map<String, Object> tmeta = map(map(tpl).get("metadata"));
             hints(null, strings(tmeta.get("annotations")), at + ": " + tw + " (task " + tname
                     + ").template.metadata.annotations");
@@ -174,55 +212,44 @@ public final class VolcanoJobTemplate {
             if (!(tspec.get("containers") instanceof List<?>)) {
                 throw new InputException(at + ": " + tw + " (task " + tname + ").template.spec.containers is missing");
             }
+            List<GenericKubernetesResource> pods = new ArrayList<>();
             for (int i = 0; i < replicas; i++) {
-                Map<String, String> labels = new LinkedHashMap<>(strings(tmeta.get("labels")));
-                labels.put("volcano.sh/job-name", name);
-                labels.put("volcano.sh/job-namespace", ns);
-                labels.put("volcano.sh/queue-name", queue);
-                labels.put(PodView.TASK_SPEC_ANNOTATION, tname);
-                labels.put(PodView.TASK_INDEX_ANNOTATION, Integer.toString(i));
-                Map<String, String> ann = new LinkedHashMap<>(strings(tmeta.get("annotations")));
-                ann.put(PodView.GROUP_NAME_ANNOTATION, pgName);
-                ann.put(PodView.TASK_SPEC_ANNOTATION, tname);
-                ann.put(PodView.TASK_INDEX_ANNOTATION, Integer.toString(i));
-                ann.put(PodView.JOB_NAME_ANNOTATION, name);
-                ann.put("volcano.sh/queue-name", queue);
-                Map<String, Object> podSpec = new LinkedHashMap<>(tspec);
-                if (schedulerName != null && !podSpec.containsKey("schedulerName")) {
-                    podSpec.put("schedulerName", schedulerName);
-                }
-                GenericKubernetesResource pod = new GenericKubernetesResource();
-                pod.setApiVersion("v1");
-                pod.setKind("Pod");
-                pod.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(name + "-" + tname + "-" + i)
-                        .withLabels(labels).withAnnotations(ann).build());
-                pod.setAdditionalProperty("spec", podSpec);
-                try {
-                    PodView.of(pod);
-                } catch (IllegalArgumentException e) {
-                    throw new InputException(at + ": task " + tname + ": " + e.getMessage(), e);
-                }
-                pods.add(pod);
+                pods.add(pod(tname, i, tmeta, tspec));
             }
-            total += replicas;
+            return pods;
         }
-        if (total == 0) {
-            throw new InputException(at + ": every task has 0 replicas");
+
+        private GenericKubernetesResource pod(String tname, int i, Map<String, Object> tmeta,
+                                              Map<String, Object> tspec) {
+            Map<String, String> labels = new LinkedHashMap<>(strings(tmeta.get("labels")));
+            labels.put("volcano.sh/job-name", job);
+            labels.put("volcano.sh/job-namespace", ns);
+            labels.put("volcano.sh/queue-name", queue);
+            labels.put(PodView.TASK_SPEC_ANNOTATION, tname);
+            labels.put(PodView.TASK_INDEX_ANNOTATION, Integer.toString(i));
+            Map<String, String> ann = new LinkedHashMap<>(strings(tmeta.get("annotations")));
+            ann.put(PodView.GROUP_NAME_ANNOTATION, podGroupName);
+            ann.put(PodView.TASK_SPEC_ANNOTATION, tname);
+            ann.put(PodView.TASK_INDEX_ANNOTATION, Integer.toString(i));
+            ann.put(PodView.JOB_NAME_ANNOTATION, job);
+            ann.put("volcano.sh/queue-name", queue);
+            Map<String, Object> podSpec = new LinkedHashMap<>(tspec);
+            if (schedulerName != null && !podSpec.containsKey("schedulerName")) {
+                podSpec.put("schedulerName", schedulerName);
+            }
+            GenericKubernetesResource pod = new GenericKubernetesResource();
+            pod.setApiVersion("v1");
+            pod.setKind("Pod");
+            pod.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(job + "-" + tname + "-" + i)
+                    .withLabels(labels).withAnnotations(ann).build());
+            pod.setAdditionalProperty("spec", podSpec);
+            try {
+                PodView.of(pod);
+            } catch (IllegalArgumentException e) {
+                throw new InputException(at + ": task " + tname + ": " + e.getMessage(), e);
+            }
+            return pod;
         }
-        int min = whole(spec.get("minAvailable"), total, at + ": spec.minAvailable");
-        if (min > total) {
-            // Volcano's job admission refuses this too (minAvailable greater than the sum of replicas)
-            throw new InputException(at + ": spec.minAvailable " + min + " is more than the job's " + total
-                    + " pods");
-        }
-        PodGroup.NetworkTopology nt;
-        try {
-            nt = VolcanoObjectConverter.networkTopology(spec.get("networkTopology"), "spec.networkTopology");
-        } catch (IllegalArgumentException e) {
-            throw new InputException(at + ": " + e.getMessage(), e);
-        }
-        PodGroup pg = new PodGroup(ns, pgName, min, nt, annotations);
-        return new Job(ns, name, annotations, pg, pods, where);
     }
 
     /**

@@ -31,9 +31,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Mutating admission webhook for {@code pods/binding} CREATE: adds the placement hints to the Binding, so the API
- * server copies them onto the pod in the same write that sets {@code spec.nodeName} (wire-formats §3.1–3.3). This
- * is how Volcano-scheduled pods get hints, since Volcano has no bind verb for extenders; it also covers any other
- * binder. Served at {@value #PATH} by the extender's HTTPS server ({@link #routes()}).
+ * server copies them onto the pod in the same write that sets {@code spec.nodeName} (docs/formats/binding.md
+ * §1–§3). This is how Volcano-scheduled pods get hints, since Volcano has no bind verb for extenders; it also
+ * covers any other binder. Served at {@value #PATH} by the extender's HTTPS server ({@link #routes()}).
  *
  * <p>Protocol: {@code admission.k8s.io/v1} AdmissionReview in, AdmissionReview out with the request's
  * {@code uid}, {@code allowed: true} and, when there are hints, {@code patchType: JSONPatch} and {@code patch}: the

@@ -21,9 +21,9 @@ import java.util.Objects;
  * API server serves that resource with the same storage code as the {@code pods/<name>/binding} subresource
  * (kubernetes v1.35.4 {@code pkg/registry/core/pod/storage/storage.go}: {@code LegacyBindingREST.Create} calls
  * {@code BindingREST.Create} with the Binding's name), which copies the Binding's annotations onto the pod in the
- * same storage write that sets {@code spec.nodeName} ({@code setPodHostAndAnnotations}, wire-formats §3.1), so the
+ * same storage write that sets {@code spec.nodeName} ({@code setPodHostAndAnnotations}, docs/formats/binding.md §1), so the
  * hints are in the very pod version that first shows the node. RBAC: {@code create} on {@code bindings}
- * (docs/adr/0006-authenticated-callers.md). fabric8 has no typed create for the {@code pods/binding} subresource.
+ * (docs/adr/0009-authenticated-callers.md). fabric8 has no typed create for the {@code pods/binding} subresource.
  *
  * <p>Hints: the annotations the protocol port passes in are used as they are when they already hold
  * {@value HintAnnotations#PLACEMENT}; otherwise the {@link HintSource} is asked for the node of this bind. When

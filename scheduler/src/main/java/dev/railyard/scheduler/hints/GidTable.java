@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
 
 /**
  * The GID table of one RDMA port as sysfs shows it to the reading process (kernel ABI
- * {@code Documentation/ABI/testing/sysfs-class-infiniband}; data-formats §5.3):
+ * {@code Documentation/ABI/testing/sysfs-class-infiniband}; docs/formats/node-topology.md §3):
  * {@code /sys/class/infiniband/<hca>/ports/<port>/gids/<i>} holds the GID as eight groups of four hex digits
  * ({@code 0000:0000:0000:0000:0000:ffff:c0a8:040c} is the IPv4-mapped 192.168.4.12), all zeros for an empty
  * entry; {@code gid_attrs/types/<i>} is {@code IB/RoCE v1} or {@code RoCE v2}, and reading it fails with EINVAL for

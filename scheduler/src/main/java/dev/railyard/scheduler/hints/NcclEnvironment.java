@@ -33,13 +33,13 @@ import java.util.regex.Pattern;
  *       interface) and, where readable, whose netdev is that interface; the lowest such index wins, as in NCCL's
  *       own scan. Other ports are left out, with the reason.</li>
  *   <li><b>Exports.</b> {@code NCCL_IB_HCA} = {@code =hca:port,...} (exact match, so {@code mlx5_1} does not also
- *       select {@code mlx5_10}; NCCL {@code src/transport/net_ib/init.cc}, data-formats §5.3).
+ *       select {@code mlx5_10}; NCCL {@code src/transport/net_ib/init.cc}, docs/formats/nccl.md §1).
  *       {@code NCCL_IB_GID_INDEX} only when every port is RoCE and all found the same index: NCCL takes one index
  *       for all HCAs, so with differing indices (the usual case under macvlan, fixtures case-25) any single value
  *       is wrong for some HCA; it is then left unset (and {@code unset} in shell output) and NCCL ≥ 2.21's default
  *       -1 auto-selects per HCA the lowest-index valid RoCE v2 GID of {@code NCCL_IB_ADDR_FAMILY} inside
  *       {@code NCCL_IB_ADDR_RANGE}; entries of other pods' netdevs read EINVAL in the container and are skipped,
- *       so that picks the pod's own GID (data-formats §5.3). When the indices agree, setting it gives the same
+ *       so that picks the pod's own GID (docs/formats/nccl.md §2). When the indices agree, setting it gives the same
  *       choice and also fixes NCCL before 2.21, whose default 0 is the link-local RoCE v1 GID (fixtures case-27).
  *       {@code NCCL_IB_ADDR_RANGE}: the hint's range when it holds every address found, else the smallest CIDR
  *       covering the subnets of those addresses. {@code NCCL_IB_ADDR_FAMILY=AF_INET}. {@code NCCL_SOCKET_IFNAME}
@@ -107,18 +107,7 @@ public final class NcclEnvironment {
         PlacementHint.NcclSettings nccl = hint.nccl();
         boolean ipv6 = nccl != null && "AF_INET6".equals(nccl.ibAddrFamily());
 
-        // HCA ports of the GPUs, in GPU order
-        Map<Port, GpuHint> ports = new LinkedHashMap<>();
-        for (GpuHint g : gpus) {
-            if (g.hca() == null || !NAME.matcher(g.hca()).matches() || g.hca().startsWith(".")
-                    || g.port() < 1 || g.port() > 255) {
-                notes.add("GPU " + g.gpu() + ": the hint names HCA '" + g.hca() + "' port " + g.port()
-                        + ", which is not a valid RDMA device and port; left out");
-                continue;
-            }
-            ports.putIfAbsent(new Port(g.hca(), g.port()), g);
-        }
-
+        Map<Port, GpuHint> ports = ports(gpus, notes);
         List<Usable> usable = new ArrayList<>();
         for (Map.Entry<Port, GpuHint> e : ports.entrySet()) {
             check(e.getKey(), e.getValue(), rdma, addresses, ipv6, notes).ifPresent(usable::add);
@@ -176,6 +165,21 @@ public final class NcclEnvironment {
             put(exports, "NCCL_NET_GDR_LEVEL", gdr, notes);
         }
         return new Result(exports, unset, notes);
+    }
+
+    /** @return the HCA ports of the GPUs, in GPU order; a GPU naming no valid device and port is left out, noted */
+    private static Map<Port, GpuHint> ports(List<GpuHint> gpus, List<String> notes) {
+        Map<Port, GpuHint> ports = new LinkedHashMap<>();
+        for (GpuHint g : gpus) {
+            if (g.hca() == null || !NAME.matcher(g.hca()).matches() || g.hca().startsWith(".")
+                    || g.port() < 1 || g.port() > 255) {
+                notes.add("GPU " + g.gpu() + ": the hint names HCA '" + g.hca() + "' port " + g.port()
+                        + ", which is not a valid RDMA device and port; left out");
+                continue;
+            }
+            ports.putIfAbsent(new Port(g.hca(), g.port()), g);
+        }
+        return ports;
     }
 
     /** The node rail map entries of the container's GPUs (re-paired), or the plan's GPUs. */

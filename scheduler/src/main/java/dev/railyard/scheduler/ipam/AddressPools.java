@@ -50,6 +50,14 @@ public interface AddressPools {
      */
     int release(String podRef);
 
+    /**
+     * @return true when {@link #check} gives the same verdict for the request on every node (no network of it uses
+     *         whereabouts node slices), so a caller judging many nodes may check once; false when unsure
+     */
+    default boolean sameOnEveryNode(PodNetworksRequest request) {
+        return false;
+    }
+
     /** @return every IPPool in the current snapshot with its stale allocations and inconsistencies */
     List<PoolAudit> audit();
 }

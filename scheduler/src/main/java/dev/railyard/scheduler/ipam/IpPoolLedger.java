@@ -146,6 +146,24 @@ public final class IpPoolLedger implements AddressPools {
     }
 
     @Override
+    public boolean sameOnEveryNode(PodNetworksRequest request) {
+        if (!request.valid()) {
+            return true;
+        }
+        LedgerState s;
+        synchronized (lock) {
+            s = state;
+        }
+        for (NetworkSelection sel : request.selections()) {
+            NetworkResolution res = s.resolve(sel);
+            if (res.ipam() != null && res.ipam().nodeSliceMode()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
     public PoolVerdict reserve(List<PodPlacement> placements) {
         synchronized (lock) {
             Instant now = clock.instant();

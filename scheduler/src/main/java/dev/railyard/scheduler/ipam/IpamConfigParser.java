@@ -26,9 +26,10 @@ import java.util.List;
  *   <li>{@code enable_overlapping_ranges} defaults to true; an unparsable {@code gateway} fails the config; the gateway
  *       is never excluded.</li>
  * </ul>
- * Railyard refuses two things whereabouts accepts: a CIDR {@code range} with host bits set (whereabouts silently
- * widens it to the network) and an {@code exclude} that covers the whole range (whereabouts fails every allocation
- * with "could not allocate IP in range"); both are configuration mistakes the operator should see before a pod hangs.
+ * A CIDR {@code range} with host bits set ({@code 192.168.2.225/28}, whereabouts' own README example) is widened to its
+ * network as whereabouts does, with a note ({@code docs/formats/whereabouts.md} §5). Railyard refuses one thing
+ * whereabouts accepts: an {@code exclude} that covers the whole range (whereabouts fails every allocation with "could
+ * not allocate IP in range"), a configuration mistake the operator should see before a pod hangs.
  */
 final class IpamConfigParser {
     private static final ObjectMapper JSON = JsonMapper.builder()
@@ -71,7 +72,7 @@ final class IpamConfigParser {
         if (raw.range() != null && !raw.range().isEmpty()) {
             IPAddress start = lenientAddress("range_start", raw.rangeStart(), notes);
             IPAddress end = lenientAddress("range_end", raw.rangeEnd(), notes);
-            ranges.add(range("range", raw.range(), start, end, raw.exclude(), nodeSliceMode));
+            ranges.add(range("range", raw.range(), start, end, raw.exclude(), nodeSliceMode, notes));
         }
         if (raw.ipRanges() != null) {
             for (int i = 0; i < raw.ipRanges().size(); i++) {
@@ -82,7 +83,7 @@ final class IpamConfigParser {
                 }
                 ranges.add(range(where + ".range", r.range() == null ? "" : r.range(),
                         strictAddress(where + ".range_start", r.rangeStart()),
-                        strictAddress(where + ".range_end", r.rangeEnd()), r.exclude(), nodeSliceMode));
+                        strictAddress(where + ".range_end", r.rangeEnd()), r.exclude(), nodeSliceMode, notes));
             }
         }
         if (ranges.isEmpty()) {
@@ -103,7 +104,7 @@ final class IpamConfigParser {
     }
 
     private static IpamRange range(String key, String text, IPAddress start, IPAddress end, List<String> exclude,
-                                   boolean nodeSliceMode) {
+                                   boolean nodeSliceMode, List<String> notes) {
         AddressText.Cidr cidr;
         int dash = text.indexOf('-');
         if (dash >= 0) {
@@ -129,9 +130,12 @@ final class IpamConfigParser {
                 throw new IpamConfigException(key + " '" + text + "' is not a CIDR (<ip>/<prefix>)");
             }
             if (cidr.hostBitsSet()) {
-                throw new IpamConfigException(key + " '" + text + "' has host bits set: whereabouts would silently "
-                        + "use " + cidr.canonical() + " (pool " + PoolNames.normalize(cidr.canonical())
-                        + "); write the network address and use range_start/range_end to narrow it");
+                // LoadIPAMConfig keeps ParseCIDR's network and masks the written IP into range_start, which
+                // GetIPRange then ignores as unusable: the whole network, from network + 1 (whereabouts.md §5)
+                notes.add(key + " '" + text + "' has host bits set: whereabouts uses " + cidr.canonical() + " (pool "
+                        + PoolNames.normalize(cidr.canonical()) + "); write the network address, and "
+                        + "range_start/range_end to narrow it");
+                cidr = AddressText.parseCidr(cidr.canonical());
             }
         }
         List<AddressText.Cidr> excludes = new ArrayList<>();

@@ -44,7 +44,9 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
         ipPools = copy(ipPools);
         overlappingRangeIPReservations = copy(overlappingRangeIPReservations);
         nodeSlicePools = copy(nodeSlicePools);
-        livePods = livePods == null ? Set.of() : Set.copyOf(livePods);
+        // a persistent set (the cluster state's) is immutable already: shared, not copied (docs/adr/0008)
+        livePods = livePods == null ? Set.of() : livePods instanceof org.pcollections.PSet<String> ? livePods
+                : Set.copyOf(livePods);
         boundPods = copy(boundPods);
     }
 

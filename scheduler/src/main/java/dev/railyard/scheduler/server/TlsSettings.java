@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * Server TLS material: either a PKCS#12 keystore, or a PEM certificate chain plus a PEM PKCS#8 private key
  * (what cert-manager and {@code kubectl create secret tls} produce as {@code tls.crt} / {@code tls.key}), or a
  * key held in memory ({@link InMemory}, for a certificate kept in a Secret and rotated while serving).
- * Volcano's client verifies against the system roots only (wire-formats §1.2); kube-scheduler's
+ * Volcano's client verifies against the system roots only (docs/formats/volcano-extender.md §2); kube-scheduler's
  * {@code tlsConfig} can carry a CA.
  */
 public sealed interface TlsSettings {

@@ -4,14 +4,16 @@ import dev.railyard.api.hints.RankOrder;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.ClusterObjects;
 import dev.railyard.scheduler.cluster.ClusterView;
-import dev.railyard.scheduler.cluster.IpamSnapshotConverter;
+import dev.railyard.scheduler.cluster.ClusterState;
+import dev.railyard.scheduler.cluster.NodeRecord;
 import dev.railyard.scheduler.cluster.PodView;
 import dev.railyard.scheduler.cluster.WatchedKind;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.ClusterSnapshot;
 import dev.railyard.scheduler.engine.GangContext;
 import dev.railyard.scheduler.engine.GangPlanner;
+import dev.railyard.scheduler.engine.GangSession;
+import dev.railyard.scheduler.engine.NodeAnswers;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.NodeState;
 import dev.railyard.scheduler.engine.PlacementEngine;
@@ -82,26 +84,15 @@ import java.util.function.Supplier;
 public final class EnginePlacementDecisions implements PlacementDecisions {
     private static final Logger LOG = LoggerFactory.getLogger(EnginePlacementDecisions.class);
 
-    private final Supplier<ClusterObjects> objects;
+    private final Supplier<ClusterView> views;
     private final IpPoolLedger ledger;
     private final PlacementEngine engine;
-    private final FabricModel fabric;
     private final int neutralScore;
     private final MeterRegistry registry;
-    private final Object viewLock = new Object();
-    private volatile Cached cached;
-    /** gang key → pod key → node, from Volcano's tentative allocations. */
-    private final ConcurrentMap<String, ConcurrentMap<String, String>> tentative = new ConcurrentHashMap<>();
+    private final GangSession session;
+    private final NodeAnswers answers;
     private volatile boolean announcedCold;
     private volatile SchedulingEvents events;
-    /**
-     * The plan entry each pod was last steered by (pod key → entry), so that hints written after the bind (backfill)
-     * use the GPUs and rail set the gang plan gave it, not a fresh one-pod pairing that may break rail alignment.
-     */
-    private final com.github.benmanes.caffeine.cache.Cache<String, Steered> steered = forThirtyMinutes(100_000);
-
-    /** The plan each gang was first given (gang key → plan), kept while it still names the pod asked about. */
-    private final com.github.benmanes.caffeine.cache.Cache<String, PlanOutcome> gangPlans = forThirtyMinutes(10_000);
 
     /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
     private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted = forThirtyMinutes(10_000);
@@ -115,29 +106,62 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(maximumSize).build();
     }
 
-    private record Steered(ClusterSnapshot snapshot, dev.railyard.scheduler.engine.GangPlan plan, PlannedPod pod,
-                           PodRequest request) {
-    }
-
-    private record Cached(long version, ClusterView view, ConcurrentMap<String, PlanOutcome> plans) {
-    }
-
     /**
-     * @param objects      the current cluster objects (the cache's {@code snapshot()})
-     * @param ledger       the IP pool ledger; updated here whenever the objects change
+     * @param views        the cluster state's current view ({@link ClusterState#snapshot()}), or null while the
+     *                     informers have not synced
+     * @param ledger       the IP pool ledger the state feeds
      * @param engine       the placement engine
-     * @param fabric       a static fabric, or null to read it from HyperNodes or node labels
      * @param neutralScore score for nodes Railyard cannot judge, 0..100
      * @param registry     where to count neutral answers ({@code railyard_neutral_answers_total{why}})
      */
-    public EnginePlacementDecisions(Supplier<ClusterObjects> objects, IpPoolLedger ledger, PlacementEngine engine,
-                                    FabricModel fabric, int neutralScore, MeterRegistry registry) {
-        this.objects = objects;
+    public EnginePlacementDecisions(Supplier<ClusterView> views, IpPoolLedger ledger, PlacementEngine engine,
+                                    int neutralScore, MeterRegistry registry) {
+        this.views = views;
         this.ledger = ledger;
         this.engine = engine;
-        this.fabric = fabric;
         this.neutralScore = neutralScore;
         this.registry = registry;
+        this.session = new GangSession(engine);
+        this.answers = new NodeAnswers(engine);
+    }
+
+    /**
+     * Over a source of whole object lists (a test, a snapshot that changes): each new list is fed to a
+     * {@link ClusterState} as a relist of every kind, so the state is updated incrementally as the informers would.
+     *
+     * @param objects      the current cluster objects; a new {@link ClusterObjects#version()} means new contents
+     * @param ledger       the IP pool ledger; fed by the state
+     * @param engine       the placement engine
+     * @param fabric       a static fabric, or null to read it from HyperNodes or node labels
+     * @param neutralScore score for nodes Railyard cannot judge, 0..100
+     * @param registry     where to count neutral answers
+     */
+    public EnginePlacementDecisions(Supplier<ClusterObjects> objects, IpPoolLedger ledger, PlacementEngine engine,
+                                    FabricModel fabric, int neutralScore, MeterRegistry registry) {
+        this(relisting(objects, new ClusterState(fabric, ledger, ledger::update, java.time.Clock.systemUTC())),
+                ledger, engine, neutralScore, registry);
+    }
+
+    private static Supplier<ClusterView> relisting(Supplier<ClusterObjects> objects, ClusterState state) {
+        java.util.concurrent.atomic.AtomicReference<ClusterObjects> fed = new java.util.concurrent.atomic
+                .AtomicReference<>();
+        return () -> {
+            ClusterObjects now = objects.get();
+            if (!now.synced()) {
+                return null;
+            }
+            synchronized (state) {
+                ClusterObjects before = fed.get();
+                if (before == null || before.version() != now.version() || before != now) {
+                    for (WatchedKind k : WatchedKind.ALL) {
+                        state.replaceAll(k, now.of(k));
+                    }
+                    state.disabled(now.disabled());
+                    fed.set(now);
+                }
+            }
+            return state.snapshot();
+        };
     }
 
     /** Writes an Event on pods no node can take (null: none). */
@@ -147,34 +171,24 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
 
     /** @return the current view, or null while the cache has not synced */
     ClusterView view() {
-        ClusterObjects now = objects.get();
-        if (!now.synced()) {
+        ClusterView v = views.get();
+        if (v == null) {
             if (!announcedCold) {
                 announcedCold = true;
                 LOG.warn("cluster cache not synced yet: answering neutrally (all nodes pass, score {})", neutralScore);
             }
             return null;
         }
-        Cached c = cached;
-        if (c != null && c.version() == now.version()) {
-            return c.view();
+        ClusterView seen = lastSeen;
+        if (seen != v && !v.warnings().isEmpty() && (seen == null || seen.warnings() != v.warnings())) {
+            LOG.debug("cluster view g{}: {} objects skipped or partly read: {}", v.generation(), v.warnings().size(),
+                    v.warnings());
         }
-        synchronized (viewLock) {
-            c = cached;
-            if (c != null && c.version() == now.version()) {
-                return c.view();
-            }
-            var ipam = IpamSnapshotConverter.convert(now);
-            ledger.update(ipam.value());
-            ClusterView view = ClusterView.of(now, ledger, fabric);
-            if (!view.warnings().isEmpty() || !ipam.warnings().isEmpty()) {
-                LOG.debug("cluster view v{}: {} objects skipped or partly read: {}", now.version(),
-                        view.warnings().size() + ipam.warnings().size(), view.warnings());
-            }
-            cached = new Cached(now.version(), view, new ConcurrentHashMap<>());
-            return view;
-        }
+        lastSeen = v;
+        return v;
     }
+
+    private volatile ClusterView lastSeen;
 
     private void countNeutral(String why) {
         registry.counter("railyard_neutral_answers_total", "why", why).increment();
@@ -199,48 +213,50 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             PlacementPolicy policy = PlacementPolicy.resolve(null, null, pod.annotations(), view.snapshot().fabric());
             return new PodContext(request, policy, GangContext.none(), null, key, null);
         }
+        PlacementPolicy policy = PlacementPolicy.resolve(null, group, pod.annotations(), view.snapshot().fabric());
+        GangSession.Gang gang = gangOf(view, group);
+        GangSession.Decision d = session.decide(view.snapshot(), key, pod.ref().name(), gang);
+        if (d.planned() != null) {
+            session.steered(key, new GangSession.Steered(view.snapshot(), d.outcome().plan(), d.planned(), request));
+        }
+        return new PodContext(request, policy, d.context(), d.planned(), gang.key(), d.outcome());
+    }
+
+    /** Gangs read from one view, by PodGroup key and convention: a predicate storm reads each gang once per view. */
+    private record Gangs(ClusterView view, ConcurrentMap<String, GangSession.Gang> byKey) {
+    }
+
+    private volatile Gangs gangs;
+
+    private GangSession.Gang gangOf(ClusterView view, PodGroup group) {
+        Gangs g = gangs;
+        if (g == null || g.view() != view) {
+            g = new Gangs(view, new ConcurrentHashMap<>());
+            gangs = g;
+        }
+        return g.byKey().computeIfAbsent(group.convention() + " " + group.namespace() + "/" + group.name(),
+                k -> readGang(view, group));
+    }
+
+    /** The gang as the cluster state shows it: members from the PodGroup index, in rank order. */
+    private GangSession.Gang readGang(ClusterView view, PodGroup group) {
         String gangKey = group.namespace() + "/" + group.name();
         List<PodView> members = view.members(group);
-        List<String> placed = new ArrayList<>();
-        List<PodView> toPlace = new ArrayList<>();
+        List<GangSession.Member> out = new ArrayList<>(members.size());
+        PodView firstToPlace = null;
         for (PodView m : members) {
-            if (m.node() != null && !m.node().isEmpty()) {
-                placed.add(m.node());
-            } else {
-                toPlace.add(m);
+            out.add(new GangSession.Member(m.key(), m.name(), m.node(), view.request(m)));
+            if (firstToPlace == null && (m.node() == null || m.node().isEmpty())) {
+                firstToPlace = m;
             }
         }
-        Map<String, String> held = tentative.getOrDefault(gangKey, new ConcurrentHashMap<>());
-        held.forEach((podKey, node) -> {
-            if (!podKey.equals(key)) {
-                placed.add(node);
-            }
-        });
-        PlacementPolicy policy = PlacementPolicy.resolve(null, group, pod.annotations(), view.snapshot().fabric());
-        if (toPlace.stream().noneMatch(m -> m.key().equals(key))) {
-            // the informer has not seen this pod yet: judge it on its own, with the members' nodes as context
-            return new PodContext(request, policy, new GangContext(placed, null), null, gangKey, null);
-        }
-        // plan every unbound member, those Volcano holds tentatively included, so the plan stays the same for the
-        // whole session; the gang's actual members (bound or tentatively allocated) are the context when there are
-        // any, otherwise the plan's other nodes, which steers the first pod into the plan's fabric domain
-        // the gang keeps the plan it was first given while that plan still names this pod: members bound since then
-        // must not be re-planned onto other rails (rail alignment holds across the whole gang)
-        PlanOutcome outcome = gangPlans.getIfPresent(gangKey);
-        if (planned(outcome, pod.ref().name()) == null || !boundAsPlanned(view, group.namespace(), outcome)) {
-            outcome = planFor(view, gangKey, group, toPlace, members);
-            if (outcome != null && outcome.schedulable()) {
-                gangPlans.put(gangKey, outcome);
-            }
-        }
-        PlannedPod p = planned(outcome, pod.ref().name());
-        if (p != null) {
-            steered.put(key, new Steered(view.snapshot(), outcome.plan(), p, request));
-            GangContext ctx = GangContext.of(outcome.plan(), p.index());
-            return new PodContext(request, policy, new GangContext(placed.isEmpty() ? ctx.placed() : placed,
-                    ctx.rails()), p, gangKey, outcome);
-        }
-        return new PodContext(request, policy, new GangContext(placed, null), null, gangKey, outcome);
+        PlacementPolicy planPolicy = PlacementPolicy.resolve(null, group,
+                firstToPlace == null ? Map.of() : firstToPlace.annotations(), view.snapshot().fabric());
+        return new GangSession.Gang(gangKey, group.namespace(), group.name(), planPolicy, out,
+                () -> boundMembers(view, gangKey, members, null), name -> {
+                    PodView now = view.pod(group.namespace() + "/" + name);
+                    return now == null ? null : now.node();
+                });
     }
 
     /**
@@ -262,32 +278,6 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         LOG.info("gang {} (pod {}): {}, so its pods are judged one by one, without a gang plan", key, named, why);
     }
 
-    private static PlannedPod planned(PlanOutcome outcome, String podName) {
-        if (outcome == null || !outcome.schedulable()) {
-            return null;
-        }
-        for (PlannedPod p : outcome.plan().pods()) {
-            if (p.pod().equals(podName)) {
-                return p;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * @return false when a member the cached plan placed is bound now to another node than the plan's (the scheduler
-     * chose otherwise), so the plan no longer describes the gang and is made again around the bound members
-     */
-    private static boolean boundAsPlanned(ClusterView view, String namespace, PlanOutcome outcome) {
-        for (PlannedPod p : outcome.plan().pods()) {
-            PodView now = view.pod(namespace + "/" + p.pod());
-            if (now != null && now.node() != null && !now.node().equals(p.node())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /**
      * @return the gang's bound members ({@link ClusterView#boundMembers}); each one counted by node only is logged
      * once per pod and node
@@ -303,38 +293,6 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             }
         }
         return out;
-    }
-
-    /**
-     * @param members the unbound members to plan, in rank order
-     * @param all     every member of the gang (the bound ones are kept where they are)
-     */
-    private PlanOutcome planFor(ClusterView view, String gangKey, PodGroup group, List<PodView> members,
-                                List<PodView> all) {
-        if (members.isEmpty()) {
-            return null;
-        }
-        String memo = gangKey + "|" + String.join(",", members.stream().map(PodView::key).toList());
-        Cached c = cached;
-        if (c == null || c.view() != view) {
-            return plan(view, gangKey, group, members, all);
-        }
-        return c.plans().computeIfAbsent(memo, k -> plan(view, gangKey, group, members, all));
-    }
-
-    private PlanOutcome plan(ClusterView view, String gangKey, PodGroup group, List<PodView> members,
-                             List<PodView> all) {
-        try {
-            // GangRequest is (namespace, name): its key, and so the hint's "gang", is namespace/name
-            GangRequest gang = view.gang(group.name(), group, members, null)
-                    .withBound(boundMembers(view, gangKey, all, null));
-            PlanOutcome outcome = engine.plan(view.snapshot(), gang);
-            LOG.debug("gang {}: {}", gangKey, outcome.summary());
-            return outcome;
-        } catch (RuntimeException e) {
-            LOG.warn("gang {}: cannot plan ({}); judging its pods one by one", gangKey, e.getMessage());
-            return null;
-        }
     }
 
     private static PodRequest requestOf(ExtenderPod pod) {
@@ -363,14 +321,19 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return out;
         }
         PodContext pc = contextOf(view, pod);
+        ClusterSnapshot snapshot = view.snapshot();
+        // the pools are checked once per call when they do not depend on the node (no node slices)
+        PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
+                nodeNames.get(0));
         List<dev.railyard.scheduler.engine.NodeVerdict> refused = new ArrayList<>();
+        NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
-            String why = pc.request().gpus() > 0 ? unjudgeable(view.snapshot(), node) : null;
+            String why = pc.request().gpus() > 0 ? unjudgeable(snapshot, node) : null;
             if (why != null) {
                 // no topology to judge GPUs by, but the address pools do not depend on the node: a dry pool refuses
                 // here too, so the reason reaches the scheduler's fit errors instead of a later allocateFunc veto
                 if (!pc.request().selections().isEmpty()) {
-                    PoolVerdict pools = ledger.check(pc.request().networks(), 1, node);
+                    PoolVerdict pools = shared != null ? shared : ledger.check(pc.request().networks(), 1, node);
                     if (!pools.admitted()) {
                         out.add(NodeVerdict.unschedulable(node, pools.message()));
                         continue;
@@ -380,7 +343,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 out.add(NodeVerdict.neutral(node, why));
                 continue;
             }
-            var verdict = engine.filter(view.snapshot(), pc.request(), pc.policy(), node, pc.context());
+            var verdict = judge.filter(node);
             if (verdict.feasible()) {
                 out.add(NodeVerdict.pass(node));
             } else {
@@ -407,16 +370,19 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return out;
         }
         PodContext pc = contextOf(view, pod);
+        ClusterSnapshot snapshot = view.snapshot();
         String plannedNode = pc.planned() == null ? null : pc.planned().node();
+        PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
+                nodeNames.get(0));
+        NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
-            if (unjudgeable(view.snapshot(), node) != null) {
+            if (unjudgeable(snapshot, node) != null) {
                 countNeutral("no-topology");
                 out.add(new NodeScore(node, neutralScore, true));
                 continue;
             }
-            int s = engine.score(view.snapshot(), pc.request(), pc.policy(), node, pc.context()).score();
-            int steered = plannedNode == null ? s : node.equals(plannedNode) ? NodeScore.MAX : s / 2;
-            out.add(new NodeScore(node, steered, false));
+            int s = judge.score(node).score();
+            out.add(new NodeScore(node, GangSession.steer(plannedNode, node, s), false));
         }
         return out;
     }
@@ -473,7 +439,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 return AllocationVerdict.veto(v.message());
             }
         }
-        tentative.computeIfAbsent(gangKey, k -> new ConcurrentHashMap<>()).put(podKey, nodeName);
+        session.allocated(gangKey, podKey, nodeName);
         return AllocationVerdict.accept();
     }
 
@@ -482,13 +448,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String podKey = pod.ref().namespace() + "/" + pod.ref().name();
         GangRef gang = pod.gang();
         String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
-        var held = tentative.get(gangKey);
-        if (held != null) {
-            held.remove(podKey);
-            if (held.isEmpty()) {
-                tentative.remove(gangKey, held);
-            }
-        }
+        session.deallocated(gangKey, podKey);
         ledger.release(podKey);
     }
 
@@ -541,25 +501,19 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
      * cluster view already counts them as taken by it; off its plan, it keeps the gang's rail set where the node
      * offers it ({@link OffPlanHints}).
      */
-    private Map<String, String> hintsForBoundPod(ClusterView view, PodView known, String nodeName, Steered last) {
-        ClusterObjects all = view.objects();
-        Map<WatchedKind, List<GenericKubernetesResource>> objects = new LinkedHashMap<>(all.objects());
-        objects.put(WatchedKind.POD, all.of(WatchedKind.POD).stream()
-                .filter(p -> !(known.name().equals(p.getMetadata().getName())
-                        && known.namespace().equals(p.getMetadata().getNamespace())))
-                .toList());
-        ClusterView without = ClusterView.of(new ClusterObjects(all.takenAt(), all.version(), objects,
-                all.disabled(), all.synced()), null, fabric);
-        NodeState node = without.snapshot().node(nodeName);
+    private Map<String, String> hintsForBoundPod(ClusterView view, PodView known, String nodeName,
+                                                 GangSession.Steered last) {
+        NodeRecord record = view.record(nodeName);
+        NodeState node = record == null ? null : record.without(known.key());
         if (node == null || node.topology() == null) {
             return Map.of();
         }
         PodRequest request = view.request(known);
         PlacementPolicy policy = PlacementPolicy.resolve(null, view.podGroupOf(known), known.annotations(),
-                without.snapshot().fabric());
+                view.snapshot().fabric());
         try {
-            // the node as if the pod's GPUs were free; the networks of the full view, which knows their pools'
-            // ranges (the view without the pod has no ledger, so no ranges: no NCCL_IB_ADDR_RANGE otherwise)
+            // the node as if the pod's GPUs were free, with the view's networks (their pools' ranges give
+            // NCCL_IB_ADDR_RANGE)
             ClusterSnapshot one = new ClusterSnapshot(List.of(node), new ArrayList<>(view.snapshot().networks()
                     .values()), view.snapshot().fabric(), null);
             OffPlanHints.Result r = OffPlanHints.hint(engine, one, nodeName, request, policy,
@@ -587,7 +541,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 || view.snapshot().node(nodeName).topology() == null) {
             return Map.of();
         }
-        Steered last = steered.getIfPresent(key);
+        GangSession.Steered last = session.steered(key);
         if (last != null && last.pod().node().equals(nodeName)) {
             try {
                 return PlacementHints.annotations(PlacementHints.hint(last.snapshot(), last.plan(), last.pod(),

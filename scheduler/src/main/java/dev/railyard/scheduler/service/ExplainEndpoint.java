@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.cluster.ClusterView;
+import dev.railyard.scheduler.explain.Explanation;
+import dev.railyard.scheduler.ipam.IpamSnapshot;
 import dev.railyard.scheduler.explain.ExplainRequest;
 import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.explain.ExplanationJson;
@@ -35,7 +38,8 @@ public final class ExplainEndpoint implements VerbHandler {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
-    private final Supplier<ClusterObjects> objects;
+    private final Supplier<ClusterView> views;
+    private final Supplier<IpamSnapshot> ipam;
     private final Explainer explainer;
 
     /** The request body. */
@@ -43,13 +47,30 @@ public final class ExplainEndpoint implements VerbHandler {
     }
 
     /**
-     * @param objects   the service's current cluster objects
+     * @param views     the cluster state's current view, or null while the informers have not synced
+     * @param ipam      the live ledger's objects ({@code IpPoolLedger#snapshot()})
      * @param explainer the explainer (with the service's engine settings)
      */
-    public ExplainEndpoint(Supplier<ClusterObjects> objects, Explainer explainer) {
-        this.objects = objects;
+    public ExplainEndpoint(Supplier<ClusterView> views, Supplier<IpamSnapshot> ipam, Explainer explainer) {
+        this.views = views;
+        this.ipam = ipam;
         this.explainer = explainer;
     }
+
+    /**
+     * Over a source of whole object lists (a snapshot directory, a test): each request builds its view from them.
+     *
+     * @param objects   the cluster objects
+     * @param explainer the explainer
+     */
+    public ExplainEndpoint(Supplier<ClusterObjects> objects, Explainer explainer) {
+        this.views = null;
+        this.ipam = null;
+        this.objectSource = objects;
+        this.explainer = explainer;
+    }
+
+    private Supplier<ClusterObjects> objectSource;
 
     @Override
     public WireReply handle(byte[] body) throws WireFormatException {
@@ -94,13 +115,23 @@ public final class ExplainEndpoint implements VerbHandler {
 
     /** The explanation of a parsed request: 200 JSON, 404 for an unknown job or pod, 503 before the cache synced. */
     public WireReply answer(ExplainRequest request) {
-        ClusterObjects now = objects.get();
-        if (!now.synced()) {
-            return WireReply.text(503, "explain: the cluster cache has not synced yet");
-        }
         String json;
         try {
-            json = ExplanationJson.write(explainer.explain(now, request, Explainer.Context.service()));
+            Explanation answer;
+            if (objectSource != null) {
+                ClusterObjects now = objectSource.get();
+                if (!now.synced()) {
+                    return WireReply.text(503, "explain: the cluster cache has not synced yet");
+                }
+                answer = explainer.explain(now, request, Explainer.Context.service());
+            } else {
+                ClusterView view = views.get();
+                if (view == null) {
+                    return WireReply.text(503, "explain: the cluster cache has not synced yet");
+                }
+                answer = explainer.explain(view, ipam.get(), request, Explainer.Context.service());
+            }
+            json = ExplanationJson.write(answer);
         } catch (InputException e) {
             return WireReply.text(404, LogText.escape(e.getMessage()));
         }

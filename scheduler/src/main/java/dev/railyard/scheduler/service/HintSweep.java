@@ -2,13 +2,10 @@ package dev.railyard.scheduler.service;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.railyard.api.hints.HintAnnotations;
-import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.PodView;
-import dev.railyard.scheduler.cluster.WatchedKind;
 import dev.railyard.scheduler.hints.HintBackfill;
 import dev.railyard.scheduler.protocol.PodRef;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,8 +23,9 @@ import java.util.function.Supplier;
  * bind verb, so when the {@code pods/binding} webhook is not installed, is down, or answered before the cache was
  * warm, this sweep is what puts the hints on the pod (with an Event saying so).
  *
- * <p>Every {@code period} it looks at the cache's pods: bound, not finished or terminating, asking for
- * {@code nvidia.com/gpu}, on a node with a {@code NodeTopology}, and without {@code railyard.dev/placement}. Each pod
+ * <p>Every {@code period} it looks at the pods the cluster state's index names as bound, not finished or terminating,
+ * asking for {@code nvidia.com/gpu} and without {@code railyard.dev/placement} ({@code ClusterView#unhintedPods},
+ * maintained on pod events), and hands over those on a node with a {@code NodeTopology}. Each pod
  * (by UID) is handed over once per {@code retryAfter}, so a pod for which no hint can be computed is not retried in a
  * tight loop. With leader election, only the leader sweeps ({@code active}): a standby has none of the gang plans
  * the hints come from.
@@ -35,7 +33,7 @@ import java.util.function.Supplier;
 public final class HintSweep implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HintSweep.class);
 
-    private final Supplier<ClusterObjects> objects;
+    private final Supplier<ClusterView> views;
     private final HintBackfill backfill;
     private final Cache<String, Boolean> handedOver;
     private final BooleanSupplier active;
@@ -46,25 +44,25 @@ public final class HintSweep implements AutoCloseable {
     });
 
     /**
-     * @param objects    the cache's current objects
+     * @param views      the cluster state's current view, or null while not synced
      * @param backfill   where pods without hints go
      * @param period     time between sweeps
      * @param retryAfter how long a pod handed over is not handed over again
      */
-    public HintSweep(Supplier<ClusterObjects> objects, HintBackfill backfill, Duration period, Duration retryAfter) {
-        this(objects, backfill, period, retryAfter, () -> true);
+    public HintSweep(Supplier<ClusterView> views, HintBackfill backfill, Duration period, Duration retryAfter) {
+        this(views, backfill, period, retryAfter, () -> true);
     }
 
     /**
-     * @param objects    the cache's current objects
+     * @param views      the cluster state's current view, or null while not synced
      * @param backfill   where pods without hints go
      * @param period     time between sweeps
      * @param retryAfter how long a pod handed over is not handed over again
      * @param active     whether to sweep now: false on a standby replica
      */
-    public HintSweep(Supplier<ClusterObjects> objects, HintBackfill backfill, Duration period, Duration retryAfter,
+    public HintSweep(Supplier<ClusterView> views, HintBackfill backfill, Duration period, Duration retryAfter,
                      BooleanSupplier active) {
-        this.objects = objects;
+        this.views = views;
         this.backfill = backfill;
         this.active = active;
         this.handedOver = Caffeine.newBuilder().expireAfterWrite(retryAfter).maximumSize(100_000).build();
@@ -85,32 +83,25 @@ public final class HintSweep implements AutoCloseable {
         if (!active.getAsBoolean()) {
             return out;
         }
-        ClusterObjects now = objects.get();
-        if (!now.synced()) {
+        ClusterView now = views.get();
+        if (now == null) {
             return out;
         }
-        Set<String> nodesWithTopology = new HashSet<>();
-        for (GenericKubernetesResource t : now.of(WatchedKind.NODE_TOPOLOGY)) {
-            nodesWithTopology.add(t.getMetadata().getName());
-        }
-        for (GenericKubernetesResource raw : now.of(WatchedKind.POD)) {
-            PodView pod;
-            try {
-                pod = PodView.of(raw);
-            } catch (IllegalArgumentException e) {
+        // the state's index of pods bound without hints: the sweep costs O(such pods), not O(all pods)
+        for (String candidate : now.unhintedPods()) {
+            PodView pod = now.pod(candidate);
+            if (pod == null) {
                 continue;
             }
-            if (pod.node() == null || pod.node().isEmpty() || pod.finished() || pod.terminating() || pod.gpus() <= 0
-                    || pod.annotations().containsKey(HintAnnotations.PLACEMENT)
-                    || !nodesWithTopology.contains(pod.node())) {
+            var node = now.snapshot().node(pod.node());
+            if (node == null || node.topology() == null) {
                 continue;
             }
-            String uid = raw.getMetadata().getUid() == null ? "" : raw.getMetadata().getUid();
-            String key = pod.key() + "/" + uid;
+            String key = pod.key() + "/" + pod.uid();
             if (handedOver.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
                 continue;
             }
-            backfill.enqueue(new PodRef(pod.namespace(), pod.name(), uid), pod.node(),
+            backfill.enqueue(new PodRef(pod.namespace(), pod.name(), pod.uid()), pod.node(),
                     "neither the bind verb nor the pods/binding webhook added them");
             out.add(pod.key());
         }

@@ -7,29 +7,31 @@ import dev.railyard.api.hints.AffinityPolicy;
 import dev.railyard.topology.InputException;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Random;
 
 /**
- * A job trace: read from YAML or generated from a job-size mix.
+ * A job trace read from YAML, and the job-mix syntax of generated traces.
  *
- * <p>File format:
+ * <p>File format (times in seconds; duration is the run time at an ideal placement):
  * <pre>{@code
  * jobs:
- *   - {name: pretrain, pods: 4, gpus: 8, duration: 300}            # arrival defaults to the job's position
- *   - {name: tune, pods: 2, gpus: 4, arrival: 5, duration: 40, railAlignment: required}
+ *   - {name: pretrain, pods: 4, gpus: 8, duration: 3600}          # arrival defaults to the job's position
+ *   - {name: tune, pods: 2, gpus: 4, arrival: 5, duration: 600, railAlignment: required,
+ *      commShare: 0.4, collective: all-to-all, messageMiB: 64}
  * }</pre>
  */
 public final class Trace {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-    record JobDoc(String name, Integer arrival, Integer duration, Integer pods, Integer gpus, String railAlignment) {
+    record JobDoc(String name, Double arrival, Double duration, Integer pods, Integer gpus, String railAlignment,
+                  Double commShare, String collective, Double messageMiB) {
     }
 
     record Doc(List<JobDoc> jobs) {
@@ -45,8 +47,8 @@ public final class Trace {
      */
     public static List<TraceJob> read(Path file) {
         Doc doc;
-        try {
-            doc = YAML.readValue(Files.newInputStream(file), Doc.class);
+        try (InputStream in = Files.newInputStream(file)) {
+            doc = YAML.readValue(in, Doc.class);
         } catch (NoSuchFileException e) {
             throw new InputException(file + ": no such file");
         } catch (IOException e) {
@@ -65,21 +67,27 @@ public final class Trace {
             }
             try {
                 out.add(new TraceJob(name, j.arrival() == null ? i : j.arrival(), j.duration(), j.pods(), j.gpus(),
-                        AffinityPolicy.parse(j.railAlignment(), "railAlignment", AffinityPolicy.PREFERRED)));
+                        AffinityPolicy.parse(j.railAlignment(), "railAlignment", AffinityPolicy.PREFERRED),
+                        j.commShare() == null ? TraceJob.DEFAULT_COMM_SHARE : j.commShare(),
+                        Collective.parse(j.collective()),
+                        j.messageMiB() == null ? TraceJob.DEFAULT_MESSAGE_MIB : j.messageMiB()));
             } catch (IllegalArgumentException e) {
-                throw new InputException(file + ": job " + name + ": " + e.getMessage());
+                String why = e.getMessage();
+                String prefix = "job " + name + ": ";
+                throw new InputException(file + ": " + (why.startsWith(prefix) ? why : prefix + why));
             }
         }
-        out.sort(Comparator.comparingInt(TraceJob::arrival));
+        out.sort(Comparator.comparingDouble(TraceJob::arrival));
         return out;
     }
 
     /** One entry of a job mix: {@code pods x gpus : weight}. */
-    record MixEntry(int pods, int gpus, int weight) {
+    record MixEntry(int pods, int gpus, double weight) {
     }
 
     /**
-     * @param mix {@code "1x8:25,4x8:10,2x4:15"}: pods × GPUs per pod, with relative weights
+     * @param mix {@code "1x8:25,4x8:10,2x4:15"}: pods × GPUs per pod, with relative weights (default 1; decimals
+     *            allowed)
      * @throws IllegalArgumentException naming the entry when it is malformed
      */
     static List<MixEntry> parseMix(String mix) {
@@ -92,9 +100,10 @@ public final class Trace {
             try {
                 String[] kw = p.split(":");
                 String[] pg = kw[0].split("x");
-                int w = kw.length > 1 ? Integer.parseInt(kw[1].trim()) : 1;
+                double w = kw.length > 1 ? Double.parseDouble(kw[1].trim()) : 1;
                 MixEntry e = new MixEntry(Integer.parseInt(pg[0].trim()), Integer.parseInt(pg[1].trim()), w);
-                if (kw.length > 2 || pg.length != 2 || e.pods() < 1 || e.gpus() < 1 || e.weight() < 1) {
+                if (kw.length > 2 || pg.length != 2 || e.pods() < 1 || e.gpus() < 1 || !(e.weight() > 0)
+                        || Double.isInfinite(e.weight())) {
                     throw new NumberFormatException();
                 }
                 out.add(e);
@@ -105,44 +114,6 @@ public final class Trace {
         }
         if (out.isEmpty()) {
             throw new IllegalArgumentException("empty job mix");
-        }
-        return out;
-    }
-
-    /**
-     * Generates a trace: one job per step, shapes drawn from the mix, durations uniform in [0.5, 1.5] × the mean
-     * that keeps about {@code load} of the cluster's GPUs busy in steady state.
-     *
-     * @param mix       job mix ({@link #parseMix})
-     * @param jobs      number of jobs
-     * @param totalGpus GPUs in the cluster
-     * @param load      target busy share, (0, 1]
-     * @param seed      random seed
-     */
-    public static List<TraceJob> generate(String mix, int jobs, long totalGpus, double load, long seed) {
-        List<MixEntry> entries = parseMix(mix);
-        if (jobs < 1 || load <= 0 || load > 1) {
-            throw new IllegalArgumentException("need jobs ≥ 1 and load in (0, 1]");
-        }
-        int totalWeight = entries.stream().mapToInt(MixEntry::weight).sum();
-        double meanGpus = entries.stream().mapToDouble(e -> (double) e.pods() * e.gpus() * e.weight()).sum()
-                / totalWeight;
-        double meanDuration = Math.max(1, load * totalGpus / meanGpus);
-        Random rnd = new Random(seed);
-        List<TraceJob> out = new ArrayList<>();
-        for (int i = 0; i < jobs; i++) {
-            int pick = rnd.nextInt(totalWeight);
-            MixEntry e = entries.get(0);
-            for (MixEntry x : entries) {
-                if (pick < x.weight()) {
-                    e = x;
-                    break;
-                }
-                pick -= x.weight();
-            }
-            int duration = (int) Math.max(1, Math.round(meanDuration * (0.5 + rnd.nextDouble())));
-            out.add(new TraceJob(String.format(java.util.Locale.ROOT, "job%04d-%dx%d", i, e.pods(), e.gpus()), i,
-                    duration, e.pods(), e.gpus(), AffinityPolicy.PREFERRED));
         }
         return out;
     }

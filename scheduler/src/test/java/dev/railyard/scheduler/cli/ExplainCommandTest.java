@@ -58,7 +58,7 @@ class ExplainCommandTest {
 
     @Test
     void explainOnTheExportedDemoSnapshotGivesTheDemosPlacements() {
-        CliRun demo = run("demo", "--svg", tmp.resolve("demo.svg").toString());
+        CliRun demo = run("demo", "--verbose", "--svg", tmp.resolve("demo.svg").toString());
         assertThat(demo.rc()).isZero();
         Map<String, String> expected = new TreeMap<>();
         for (String line : demo.out().lines().toList()) {

@@ -99,8 +99,20 @@ class TopologyPairCommandTest {
 
         Run dot = run("topology", "pair", case01().toString(), "--output", "dot", "--format", "nvidia-smi");
         assertThat(dot.exit()).isZero();
-        assertThat(dot.out()).startsWith("strict graph node {")
+        // "node" is a DOT keyword and cannot name a graph (Graphviz refused the old header); checked with JGraphT's
+        // DOT grammar (https://graphviz.org/doc/info/lang.html)
+        assertThat(dot.out()).startsWith("strict graph node_topology {")
                 .contains("gpu7 -- hca_mlx5_7 [ label=\"PIX rail 7\" color=\"red\" penwidth=\"2\" ];");
+        org.jgrapht.Graph<String, org.jgrapht.graph.DefaultEdge> parsed = org.jgrapht.graph.builder.GraphTypeBuilder
+                .undirected().allowingMultipleEdges(false).allowingSelfLoops(false)
+                .vertexSupplier(org.jgrapht.util.SupplierUtil.createStringSupplier())
+                .edgeClass(org.jgrapht.graph.DefaultEdge.class).buildGraph();
+        org.jgrapht.nio.dot.DOTImporter<String, org.jgrapht.graph.DefaultEdge> importer =
+                new org.jgrapht.nio.dot.DOTImporter<>();
+        importer.setVertexFactory(id -> id);
+        importer.importGraph(parsed, new java.io.StringReader(dot.out()));
+        // case-01: 8 GPUs + 8 HCAs + 2 NUMA nodes
+        assertThat(parsed.vertexSet()).hasSize(18);
     }
 
     private static void assertOneLineError(Run run, String line) {

@@ -43,18 +43,17 @@ class ClusterCacheTest {
                 .withNamespace("prod").endMetadata().build()).create();
 
         try (ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
-                Duration.ofSeconds(1))) {
+                Duration.ofSeconds(1), new ClusterState(null, null, null, Clock.systemUTC()))) {
             cache.start();
             await().atMost(Duration.ofSeconds(10)).until(cache::synced);
 
-            ClusterObjects first = cache.snapshot();
+            ClusterView first = cache.snapshot();
             // no discovery document is served for any CRD group yet, so every optional kind is off
-            assertThat(first.disabled()).contains(WatchedKind.NODE_TOPOLOGY, WatchedKind.IP_POOL,
+            assertThat(first.objects().disabled()).contains(WatchedKind.NODE_TOPOLOGY, WatchedKind.IP_POOL,
                     WatchedKind.POD_GROUP);
-            assertThat(first.disabled()).doesNotContain(WatchedKind.NODE, WatchedKind.POD);
-            assertThat(first.of(WatchedKind.NODE)).extracting(n -> n.getMetadata().getName())
-                    .containsExactly("gpu-a1");
-            assertThat(first.of(WatchedKind.POD)).extracting(ClusterObjects::key).containsExactly("prod/p0");
+            assertThat(first.objects().disabled()).doesNotContain(WatchedKind.NODE, WatchedKind.POD);
+            assertThat(first.snapshot().nodeNames()).containsExactly("gpu-a1");
+            assertThat(first.pods().keySet()).containsExactly("prod/p0");
             assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "NodeTopology").gauge().value())
                     .isZero();
             // nothing changed: the memoised snapshot is returned
@@ -75,11 +74,11 @@ class ClusterCacheTest {
             client.genericKubernetesResources(ctx).resource(topology).create();
 
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(cache.snapshot().of(WatchedKind.NODE_TOPOLOGY))
-                            .extracting(n -> n.getMetadata().getName()).containsExactly("gpu-a1"));
-            ClusterObjects later = cache.snapshot();
-            assertThat(later.disabled()).doesNotContain(WatchedKind.NODE_TOPOLOGY).contains(WatchedKind.IP_POOL);
-            assertThat(later.version()).isGreaterThan(first.version());
+                    assertThat(cache.snapshot().snapshot().node("gpu-a1").topology()).isNotNull());
+            ClusterView later = cache.snapshot();
+            assertThat(later.objects().disabled()).doesNotContain(WatchedKind.NODE_TOPOLOGY)
+                    .contains(WatchedKind.IP_POOL);
+            assertThat(later.generation()).isGreaterThan(first.generation());
             assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "NodeTopology").gauge().value())
                     .isEqualTo(1.0);
         }
@@ -102,7 +101,7 @@ class ClusterCacheTest {
         PrintStream stderr = System.err;
         try (KubernetesClient down = unreachable();
              ClusterCache cache = new ClusterCache(down, registry, Clock.systemUTC(), Duration.ZERO,
-                     Duration.ofMinutes(10))) {
+                     Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
             // slf4j-simple writes to whatever System.err is at the time
             System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
             cache.start();
@@ -146,7 +145,7 @@ class ClusterCacheTest {
         try (KubernetesClient held = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config)
                 .build();
              ClusterCache cache = new ClusterCache(held, registry, Clock.systemUTC(), Duration.ZERO,
-                     Duration.ofMinutes(10))) {
+                     Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
             cache.start();
             await().atMost(Duration.ofSeconds(20)).until(() -> paths.containsAll(Set.of("/api/v1/nodes",
                     "/api/v1/pods", "/apis/railyard.dev/v1alpha1", "/apis/scheduling.volcano.sh/v1beta1")));
@@ -161,11 +160,11 @@ class ClusterCacheTest {
     @Test
     void theCoschedulingPodGroupIsAnOptionalKindThatComesOnWhenItsCrdAppears() {
         try (ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
-                Duration.ofSeconds(1))) {
+                Duration.ofSeconds(1), new ClusterState(null, null, null, Clock.systemUTC()))) {
             cache.start();
             await().atMost(Duration.ofSeconds(10)).until(cache::synced);
             // not installed: off, and the gauge of its feature says 0 (the Volcano PodGroup has its own gauge)
-            assertThat(cache.snapshot().disabled()).contains(WatchedKind.COSCHEDULING_POD_GROUP);
+            assertThat(cache.snapshot().objects().disabled()).contains(WatchedKind.COSCHEDULING_POD_GROUP);
             assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "PodGroup")
                     .tag("feature", "coscheduling gang plans").gauge().value()).isZero();
 
@@ -184,14 +183,13 @@ class ClusterCacheTest {
                     .withAdditionalProperties(Map.of("spec", Map.of("minMember", 2))).build()).create();
 
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(cache.snapshot().of(WatchedKind.COSCHEDULING_POD_GROUP)).extracting(ClusterObjects::key)
-                            .containsExactly("prod/cgang"));
-            ClusterObjects later = cache.snapshot();
-            assertThat(later.disabled()).doesNotContain(WatchedKind.COSCHEDULING_POD_GROUP);
-            assertThat(later.of(WatchedKind.POD_GROUP)).isEmpty();
+                    assertThat(cache.snapshot().coschedulingGroups().keySet()).containsExactly("prod/cgang"));
+            ClusterView later = cache.snapshot();
+            assertThat(later.objects().disabled()).doesNotContain(WatchedKind.COSCHEDULING_POD_GROUP);
+            assertThat(later.podGroups()).isEmpty();
             assertThat(registry.get("railyard_cache_feature_enabled").tag("kind", "PodGroup")
                     .tag("feature", "coscheduling gang plans").gauge().value()).isEqualTo(1.0);
-            assertThat(ClusterView.of(later, null, null).coschedulingGroup("prod/cgang").minMember()).isEqualTo(2);
+            assertThat(later.coschedulingGroup("prod/cgang").minMember()).isEqualTo(2);
         }
     }
 }

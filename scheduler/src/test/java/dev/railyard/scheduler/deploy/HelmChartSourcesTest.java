@@ -130,7 +130,7 @@ class HelmChartSourcesTest {
         assertThat(webhook).contains("path: " + BindingHintWebhook.PATH)
                 .contains("resources: [pods/binding]")
                 .contains("operations: [CREATE]")
-                // objectSelector would see the Binding's labels, not the pod's (wire-formats §3.2).
+                // objectSelector would see the Binding's labels, not the pod's (docs/formats/binding.md §2).
                 .doesNotContainPattern("(?m)^\\s*objectSelector:");
         assertThat(VALUES.path("webhook").path("failurePolicy").asText()).isEqualTo("Ignore");
         assertThat(VALUES.path("webhook").path("timeoutSeconds").asInt()).isBetween(1, 30);

@@ -21,12 +21,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The configuration snippets users paste into their schedulers ({@code deploy/config/}): shapes from
- * {@code shared/design/wire-formats.md} §1.1, §1.4 (Volcano extender plugin, volcano-sh/volcano
+ * docs/formats/volcano-extender.md §1, §4 (Volcano extender plugin, volcano-sh/volcano
  * {@code pkg/scheduler/plugins/extender/argument.go}) and §2.2 (kubescheduler.config.k8s.io/v1 {@code Extender},
  * kubernetes/kube-scheduler {@code config/v1/types.go}), verbs and paths from Railyard's own routes.
  */
 class SchedulerConfigSnippetsTest {
-    /** Argument keys Volcano's extender plugin reads (wire-formats §1.1); any other key is silently ignored there. */
+    /** Argument keys Volcano's extender plugin reads (docs/formats/volcano-extender.md §1); any other key is silently ignored there. */
     private static final Set<String> VOLCANO_ARGUMENTS = Set.of("extender.urlPrefix", "extender.httpTimeout",
             "extender.ignorable", "extender.managedResources", "extender.onSessionOpenVerb",
             "extender.onSessionCloseVerb", "extender.predicateVerb", "extender.prioritizeVerb",

@@ -18,7 +18,7 @@ class GidTableTest {
 
     @Test
     void readsGidsTypesAndNdevsAndDecodesIpv4MappedEntries() throws Exception {
-        // data-formats §5.3: 0000:...:ffff:c0a8:040c is 192.168.4.12
+        // docs/formats/node-topology.md §3: 0000:...:ffff:c0a8:040c is 192.168.4.12
         SeedNode.writePort(sys, "mlx5_0", 1, "Ethernet", List.of(
                 new Row(0, "fe80:0000:0000:0000:0000:00ff:fe00:0001", "IB/RoCE v1", "lan2"),
                 new Row(1, SeedNode.ZERO, null, null),

@@ -33,8 +33,6 @@ class BadInputTest {
                         "{\"type\":\"macvlan\",\"ipam\":{\"type\":\"whereabouts\",\"range\":\"10.2.0.0/24\""))
                 // IPAM JSON whose range has the wrong type
                 .networkAttachmentDefinition(IpamObjects.whereaboutsNad(NS, "wrong-type", "\"range\":[\"10.3.0.0/24\"]"))
-                // range with host bits set
-                .networkAttachmentDefinition(IpamObjects.whereaboutsNad(NS, "host-bits", "\"range\":\"192.168.4.77/22\""))
                 // exclude larger than the range
                 .networkAttachmentDefinition(IpamObjects.whereaboutsNad(NS, "wide-exclude",
                         "\"range\":\"10.9.0.0/24\",\"exclude\":[\"10.9.0.0/16\"]"))
@@ -75,12 +73,6 @@ class BadInputTest {
     void ipamJsonWithAWrongType() {
         assertRefusedAlongsideGood("wrong-type", PoolReason.IPAM_CONFIG_INVALID,
                 "NetworkAttachmentDefinition team/wrong-type IPAM: IPAM JSON:");
-    }
-
-    @Test
-    void rangeWithHostBitsSet() {
-        assertRefusedAlongsideGood("host-bits", PoolReason.IPAM_CONFIG_INVALID,
-                "range '192.168.4.77/22' has host bits set", "192.168.4.0/22", "pool 192.168.4.0-22");
     }
 
     @Test

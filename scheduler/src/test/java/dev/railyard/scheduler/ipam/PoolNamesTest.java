@@ -9,7 +9,7 @@ class PoolNamesTest {
 
     @Test
     void ipPoolNamesFromTheDesignDocExamples() {
-        // data-formats.md §1.1: 192.168.4.0/22 -> 192.168.4.0-22; fd00:10::/64 -> fd00-10---64; 2001::/116 -> 2001---116
+        // docs/formats/whereabouts.md §1: 192.168.4.0/22 -> 192.168.4.0-22; fd00:10::/64 -> fd00-10---64; 2001::/116 -> 2001---116
         assertThat(PoolNames.ipPool("", null, "192.168.4.0/22")).isEqualTo("192.168.4.0-22");
         assertThat(PoolNames.ipPool("", null, "fd00:10::/64")).isEqualTo("fd00-10---64");
         assertThat(PoolNames.ipPool("", null, "2001::/116")).isEqualTo("2001---116");
@@ -21,7 +21,7 @@ class PoolNamesTest {
 
     @Test
     void reservationNamesAndTheirInverse() {
-        // data-formats.md §1.1: 192.168.4.7, lan2-192.168.4.7, fd00-10--5
+        // docs/formats/whereabouts.md §1: 192.168.4.7, lan2-192.168.4.7, fd00-10--5
         assertThat(PoolNames.reservation("", AddressText.parseAddress("192.168.4.7"))).isEqualTo("192.168.4.7");
         assertThat(PoolNames.reservation("lan2", AddressText.parseAddress("192.168.4.7")))
                 .isEqualTo("lan2-192.168.4.7");

@@ -14,7 +14,7 @@ class WhereaboutsObjectsTest {
 
     @Test
     void ipPoolFromTheDesignDocDecodesOffsetsFromSpecRange() {
-        // data-formats.md §1.1 example: "266" = 192.168.5.10 in 192.168.4.0/22
+        // docs/formats/whereabouts.md §1 example: "266" = 192.168.5.10 in 192.168.4.0/22
         IPPool pool = IpamObjects.SERIALIZATION.unmarshal("""
                 apiVersion: whereabouts.cni.cncf.io/v1alpha1
                 kind: IPPool

@@ -2,6 +2,7 @@ package dev.railyard.scheduler.service;
 
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.hints.HintBackfill;
 import dev.railyard.scheduler.hints.HintLookup;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -38,7 +39,7 @@ class HintSweepTest {
                 pod("prod", "no-topology", "gpu-c", Map.of(), gpus)));
         try (HintBackfill backfill = new HintBackfill(client, (p, n) -> new HintLookup.NotApplicable("test"),
                 HintBackfill.Settings.DEFAULT, new SimpleMeterRegistry());
-             HintSweep sweep = new HintSweep(() -> objects, backfill, Duration.ofHours(1), Duration.ofMinutes(10))) {
+             HintSweep sweep = new HintSweep(() -> ClusterView.of(objects, null, null), backfill, Duration.ofHours(1), Duration.ofMinutes(10))) {
 
             assertThat(sweep.sweep()).containsExactly("prod/bound-no-hints");
             assertThat(sweep.sweep()).isEmpty();
@@ -52,7 +53,7 @@ class HintSweepTest {
         java.util.concurrent.atomic.AtomicBoolean leading = new java.util.concurrent.atomic.AtomicBoolean();
         try (HintBackfill backfill = new HintBackfill(client, (p, n) -> new HintLookup.NotApplicable("test"),
                 HintBackfill.Settings.DEFAULT, new SimpleMeterRegistry());
-             HintSweep sweep = new HintSweep(() -> objects, backfill, Duration.ofHours(1), Duration.ofMinutes(10),
+             HintSweep sweep = new HintSweep(() -> ClusterView.of(objects, null, null), backfill, Duration.ofHours(1), Duration.ofMinutes(10),
                      leading::get)) {
 
             assertThat(sweep.sweep()).isEmpty();

@@ -41,6 +41,8 @@ import java.util.Set;
  * deterministic. Immutable after construction; safe to share between threads.
  */
 public final class NodeGraph {
+    /** The ID of the graph in {@link #toDot()}'s output. */
+    public static final String DOT_GRAPH_ID = "node_topology";
 
     /** A vertex of the node graph. */
     public sealed interface Vertex permits GpuVertex, HcaVertex, BridgeVertex, NumaVertex {
@@ -246,13 +248,15 @@ public final class NodeGraph {
     /**
      * Draws the graph in Graphviz DOT: GPUs as boxes, HCAs as ellipses (dashed when excluded), bridges as
      * diamonds, NUMA nodes as octagons; PCIe paths labelled with their class, rails in red with their rail index,
-     * SYS paths grey and dotted, NVLinks green and bold.
+     * SYS paths grey and dotted, NVLinks green and bold. The graph is named {@value #DOT_GRAPH_ID} ({@code node},
+     * {@code edge}, {@code graph}, {@code digraph}, {@code subgraph} and {@code strict} are DOT keywords and cannot be
+     * a graph's ID, Graphviz's grammar at https://graphviz.org/doc/info/lang.html).
      *
      * @return the DOT text
      */
     public String toDot() {
         DOTExporter<Vertex, Link> exporter = new DOTExporter<>(Vertex::id);
-        exporter.setGraphIdProvider(() -> "node");
+        exporter.setGraphIdProvider(() -> DOT_GRAPH_ID);
         exporter.setGraphAttributeProvider(() -> attrs("rankdir", "LR", "fontname", "Helvetica"));
         exporter.setVertexAttributeProvider(this::vertexAttributes);
         exporter.setEdgeAttributeProvider(this::edgeAttributes);

@@ -10,7 +10,15 @@ import dev.railyard.api.topology.PcieBridge;
 import dev.railyard.api.topology.PcieDistance;
 import dev.railyard.topology.TopologyReader;
 import dev.railyard.topology.discovery.TopologyFormat;
+import org.jgrapht.Graph;
+import org.jgrapht.graph.DefaultEdge;
+import org.jgrapht.graph.builder.GraphTypeBuilder;
+import org.jgrapht.nio.ImportException;
+import org.jgrapht.nio.dot.DOTImporter;
+import org.jgrapht.util.SupplierUtil;
 import org.junit.jupiter.api.Test;
+
+import java.io.StringReader;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -18,6 +26,7 @@ import java.util.List;
 import java.util.Objects;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class NodeGraphTest {
 
@@ -43,9 +52,38 @@ class NodeGraphTest {
         assertThat(graph.graph().getEdgeWeight(sys)).isEqualTo(5.0);
 
         String dot = graph.toDot();
-        assertThat(dot).startsWith("strict graph node {").contains("gpu0 [ label=\"GPU0\"")
+        assertThat(dot).startsWith("strict graph node_topology {").contains("gpu0 [ label=\"GPU0\"")
                 .contains("gpu0 -- hca_mlx5_0 [ label=\"PIX rail 0\" color=\"red\" penwidth=\"2\" ];")
                 .contains("gpu0 -- hca_mlx5_4 [ label=\"SYS\" color=\"grey\" style=\"dotted\" ];");
+    }
+
+    /**
+     * Parses DOT with JGraphT's importer, whose ANTLR grammar follows Graphviz's DOT language
+     * (https://graphviz.org/doc/info/lang.html): a keyword such as {@code node} is not an ID.
+     */
+    static Graph<String, DefaultEdge> parseDot(String dot) {
+        Graph<String, DefaultEdge> g = GraphTypeBuilder.undirected().allowingMultipleEdges(false)
+                .allowingSelfLoops(false).vertexSupplier(SupplierUtil.createStringSupplier())
+                .edgeClass(DefaultEdge.class).buildGraph();
+        DOTImporter<String, DefaultEdge> importer = new DOTImporter<>();
+        importer.setVertexFactory(id -> id);
+        importer.importGraph(g, new StringReader(dot));
+        return g;
+    }
+
+    @Test
+    void dotOutputIsInTheDotLanguageGraphvizReads() throws URISyntaxException {
+        NodeTopologySpec node = new TopologyReader().read(Path.of(Objects.requireNonNull(
+                getClass().getResource("/fixtures/case-01-dgx-h100-8gpu-8nic-1to1.txt")).toURI()), TopologyFormat.AUTO);
+        NodeGraph graph = NodeGraph.of(node);
+        String dot = graph.toDot();
+        Graph<String, DefaultEdge> parsed = parseDot(dot);
+        // the same 18 vertices and 108 edges as the graph (see above)
+        assertThat(parsed.vertexSet()).hasSize(18).contains("gpu0", "hca_mlx5_7");
+        assertThat(parsed.edgeSet()).hasSize(108);
+        // the header before issue 19 named the graph "node", a DOT keyword: Graphviz and this grammar refuse it
+        assertThatThrownBy(() -> parseDot(dot.replaceFirst("strict graph node_topology \\{", "strict graph node {")))
+                .isInstanceOf(ImportException.class);
     }
 
     @Test

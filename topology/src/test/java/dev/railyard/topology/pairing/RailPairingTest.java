@@ -19,7 +19,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The pairing rules of issue 2 (Build §4) on hand-made nodes; each expected map is worked out in the comment.
+ * The pairing rules of {@link RailPairing}'s Javadoc on hand-made nodes; each expected map is worked out in the comment.
  */
 class RailPairingTest {
     private final RailPairing pairing = new RailPairing();

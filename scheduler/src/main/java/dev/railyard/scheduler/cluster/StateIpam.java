@@ -1,0 +1,210 @@
+package dev.railyard.scheduler.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.railyard.api.multus.MacvlanNetwork;
+import dev.railyard.api.multus.NetworkAttachmentDefinition;
+import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.api.whereabouts.NodeSlicePool;
+import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
+import dev.railyard.scheduler.engine.SecondaryNetwork;
+import dev.railyard.scheduler.ipam.AddressPools;
+import dev.railyard.scheduler.ipam.IpamSnapshot;
+import dev.railyard.scheduler.ipam.NetworkVerdict;
+import dev.railyard.scheduler.ipam.PodNetworksRequest;
+import dev.railyard.scheduler.ipam.PodPlacement;
+import dev.railyard.scheduler.ipam.PoolStatus;
+import dev.railyard.scheduler.ipam.PoolVerdict;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.pcollections.PSet;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The address side of the cluster state: the IPAM objects read into their {@code api} classes when their events
+ * arrive, the bound pods that draw addresses ({@link IpamSnapshot#boundPods()}), and the secondary networks the
+ * engine sees. The pool ledger is fed a new {@link IpamSnapshot} only when an IPAM object changed, a pod came or went,
+ * or a pod's address needs changed (bound, unbound, finished, networks); a pod status update does neither. Not
+ * thread-safe: the state's lock guards it.
+ */
+final class StateIpam {
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+    private final Map<WatchedKind, TreeMap<String, Object>> typed = new java.util.HashMap<>();
+    private final TreeMap<String, String> warnings = new TreeMap<>();
+    private final TreeMap<String, PodPlacement> bound = new TreeMap<>();
+    private boolean objectsDirty = true;
+    private boolean podsDirty = true;
+    private List<SecondaryNetwork> networks;
+
+    private static Class<?> type(WatchedKind kind) {
+        if (kind.equals(WatchedKind.NETWORK_ATTACHMENT_DEFINITION)) {
+            return NetworkAttachmentDefinition.class;
+        }
+        if (kind.equals(WatchedKind.MACVLAN_NETWORK)) {
+            return MacvlanNetwork.class;
+        }
+        if (kind.equals(WatchedKind.IP_POOL)) {
+            return IPPool.class;
+        }
+        if (kind.equals(WatchedKind.OVERLAPPING_RANGE_RESERVATION)) {
+            return OverlappingRangeIPReservation.class;
+        }
+        if (kind.equals(WatchedKind.NODE_SLICE_POOL)) {
+            return NodeSlicePool.class;
+        }
+        return null;
+    }
+
+    /** An IPAM object was added, updated ({@code now} its new form) or deleted ({@code now} null). */
+    void objectChanged(WatchedKind kind, String key, GenericKubernetesResource now) {
+        Class<?> type = type(kind);
+        if (type == null) {
+            return;
+        }
+        TreeMap<String, Object> m = typed.computeIfAbsent(kind, k -> new TreeMap<>());
+        String wkey = kind.kind() + " " + key;
+        warnings.remove(wkey);
+        m.remove(key);
+        if (now != null) {
+            try {
+                m.put(key, SERIALIZATION.convertValue(now, type));
+            } catch (RuntimeException e) {
+                warnings.put(wkey, ObjectFields.describe(now) + ": cannot be read as " + kind.kind() + " ("
+                        + IpamSnapshotConverter.oneLine(e.getMessage()) + "); left out of the pool counts");
+            }
+        }
+        objectsDirty = true;
+    }
+
+    /** A pod was added or changed; {@code now} null when it cannot be read (it still holds its addresses). */
+    void podChanged(String key, PodView now, boolean isNew) {
+        PodPlacement p = now == null ? null : boundPod(now);
+        PodPlacement old = p == null ? bound.remove(key) : bound.put(key, p);
+        if (isNew || !java.util.Objects.equals(old, p)) {
+            podsDirty = true;
+        }
+    }
+
+    /** A pod was deleted. */
+    void podGone(String key) {
+        bound.remove(key);
+        podsDirty = true;
+    }
+
+    boolean dirty() {
+        return objectsDirty || podsDirty;
+    }
+
+    /** @return warnings of IPAM objects left out, one line each */
+    List<String> warnings() {
+        return List.copyOf(warnings.values());
+    }
+
+    /**
+     * Feeds the ledger (when given) and resolves the networks again when IPAM objects changed.
+     *
+     * @param livePods keys of every pod, readable or not
+     * @param nads     the NetworkAttachmentDefinitions in generic form
+     * @return the networks
+     */
+    List<SecondaryNetwork> publish(Consumer<IpamSnapshot> ledger, AddressPools pools, PSet<String> livePods,
+                                   Clock clock, Collection<GenericKubernetesResource> nads) {
+        if (ledger != null) {
+            ledger.accept(new IpamSnapshot(clock.instant(), list(WatchedKind.NETWORK_ATTACHMENT_DEFINITION),
+                    list(WatchedKind.MACVLAN_NETWORK), list(WatchedKind.IP_POOL),
+                    list(WatchedKind.OVERLAPPING_RANGE_RESERVATION), list(WatchedKind.NODE_SLICE_POOL), livePods,
+                    new ArrayList<>(bound.values())));
+        }
+        if (objectsDirty || networks == null) {
+            networks = List.copyOf(networks(nads, pools));
+        }
+        objectsDirty = false;
+        podsDirty = false;
+        return networks;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> List<T> list(WatchedKind kind) {
+        TreeMap<String, Object> m = typed.get(kind);
+        return m == null ? List.of() : (List<T>) new ArrayList<>(m.values());
+    }
+
+    /**
+     * @return the pod with its node and networks when it is bound, neither finished nor being deleted, not on the
+     *         host network, and attaches secondary networks by a readable annotation; else null
+     */
+    static PodPlacement boundPod(PodView v) {
+        if (v.node() == null || v.finished() || v.terminating() || v.hostNetwork()) {
+            return null;
+        }
+        PodNetworksRequest networks = PodNetworksRequest.of(v.namespace(), v.annotations());
+        if (!networks.valid() || networks.selections().isEmpty()) {
+            return null;
+        }
+        return new PodPlacement(v.name(), networks, v.node());
+    }
+
+    /**
+     * One network per NetworkAttachmentDefinition: its {@code master}, range and IPPool name as the address pools
+     * resolve them (the MacvlanNetwork that rendered it included); without pools, the {@code master} of its CNI
+     * config.
+     */
+    static List<SecondaryNetwork> networks(Collection<GenericKubernetesResource> nads, AddressPools pools) {
+        List<SecondaryNetwork> out = new ArrayList<>();
+        for (GenericKubernetesResource r : nads) {
+            if (r.getMetadata() == null || r.getMetadata().getName() == null) {
+                continue;
+            }
+            String ns = r.getMetadata().getNamespace() == null ? "default" : r.getMetadata().getNamespace();
+            String name = r.getMetadata().getName();
+            String master = null;
+            String range = null;
+            String pool = null;
+            if (pools != null) {
+                PoolVerdict v = pools.check(PodNetworksRequest.ofAnnotation(ns, ns + "/" + name), 0, null);
+                if (!v.networks().isEmpty()) {
+                    NetworkVerdict nv = v.networks().get(0);
+                    master = nv.master();
+                    if (!nv.pools().isEmpty()) {
+                        PoolStatus s = nv.pools().get(0);
+                        range = s.range();
+                        pool = s.poolName();
+                    }
+                }
+            }
+            if (master == null) {
+                master = cniMaster(ObjectFields.text(ObjectFields.at(r, "spec", "config")));
+            }
+            out.add(new SecondaryNetwork(ns, name, master, range, pool));
+        }
+        return out;
+    }
+
+    /** @return the {@code master} of a CNI config or of the first conflist plugin that has one, or null */
+    static String cniMaster(String config) {
+        if (config == null || config.isBlank()) {
+            return null;
+        }
+        try {
+            JsonNode root = NodeStateConverter.RECORDS.readTree(config);
+            if (root.path("master").isTextual()) {
+                return root.path("master").asText();
+            }
+            for (JsonNode p : root.path("plugins")) {
+                if (p.path("master").isTextual()) {
+                    return p.path("master").asText();
+                }
+            }
+        } catch (Exception e) {
+            return null;
+        }
+        return null;
+    }
+}

@@ -1,0 +1,255 @@
+package dev.railyard.scheduler.engine;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.railyard.scheduler.ipam.PodNetworksRequest;
+import dev.railyard.scheduler.ipam.PoolReason;
+import dev.railyard.scheduler.ipam.PoolVerdict;
+import dev.railyard.topology.fabric.FabricModel;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * {@link PlacementEngine#filter} and {@link PlacementEngine#score} answers per node, computed once and reused until
+ * the node's record or the question changes (docs/adr/0008). The question is the pod's shape (GPU count, RDMA
+ * resources, networks, host network, node affinity), its policy and gang context, and the snapshot's networks and
+ * fabric; an answer stays valid while the snapshot holds the same {@link NodeState} instance for the node (the
+ * cluster state makes a new one only when the node, its NodeTopology or its pods change).
+ *
+ * <p>For Filter the gang context counts only where the engine reads it ({@link #filterContext}): the rail vector
+ * when alignment is required, the members' nodes when a fabric scope is required.
+ *
+ * <p>The address pools change with every hold, so they are left out of the cached part and checked per call, once
+ * per call when the pod's networks draw from the same pools on every node
+ * ({@link dev.railyard.scheduler.ipam.AddressPools#sameOnEveryNode}):
+ * a pool refusal is appended to the cached reasons, and the score's {@code ipHeadroom} term is recomputed and the
+ * weighted mean taken again, both exactly as {@link PlacementEngine} does them.
+ *
+ * <p>Thread-safe. At most {@value #QUESTIONS} questions are kept (least recently used first out), each with an
+ * answer per node asked about.
+ */
+public final class NodeAnswers {
+    /** Questions kept at most. */
+    static final int QUESTIONS = 128;
+
+    private final PlacementEngine engine;
+    private final Cache<Question, ConcurrentMap<String, Answer>> filters = cache();
+    private final Cache<Question, ConcurrentMap<String, Answer>> scores = cache();
+    private volatile Unpooled unpooled;
+
+    private record Question(Map<String, SecondaryNetwork> networks, FabricIdentity fabric, int gpus,
+                            Map<String, Long> rdma, PodNetworksRequest podNetworks, boolean hostNetwork,
+                            RequiredNodeAffinity affinity, PlacementPolicy policy, GangContext context) {
+    }
+
+    /** A fabric compared by identity (models are immutable and rebuilt only when their inputs change). */
+    private record FabricIdentity(FabricModel fabric) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FabricIdentity f && f.fabric == fabric;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(fabric);
+        }
+    }
+
+    private record Answer(NodeState node, Object value) {
+    }
+
+    private record Unpooled(ClusterSnapshot with, ClusterSnapshot without) {
+    }
+
+    /** @param engine the engine whose answers are kept */
+    public NodeAnswers(PlacementEngine engine) {
+        this.engine = engine;
+    }
+
+    private static Cache<Question, ConcurrentMap<String, Answer>> cache() {
+        return Caffeine.newBuilder().maximumSize(QUESTIONS).expireAfterAccess(Duration.ofMinutes(5)).build();
+    }
+
+    private static Question question(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx) {
+        return new Question(s.networks(), new FabricIdentity(s.fabric()), pod.gpus(), pod.rdmaResources(),
+                pod.networks(), pod.hostNetwork(), pod.nodeAffinity(), policy, ctx);
+    }
+
+    private ClusterSnapshot withoutPools(ClusterSnapshot s) {
+        Unpooled u = unpooled;
+        if (u != null && u.with() == s) {
+            return u.without();
+        }
+        ClusterSnapshot without = s.pools() == null ? s : s.withPools(null);
+        unpooled = new Unpooled(s, without);
+        return without;
+    }
+
+    /**
+     * The part of a gang context {@link PlacementEngine#filter} reads: the rail vector only when alignment is
+     * required and the pod asks for GPUs, the members' nodes only when a fabric scope is required (the engine's two
+     * context checks). So the pods of one shape in one gang share their answers, whatever their own plan entries.
+     */
+    static GangContext filterContext(PodRequest pod, PlacementPolicy policy, GangContext ctx) {
+        boolean rails = ctx.rails() != null && policy.railAlignment() == dev.railyard.api.hints.AffinityPolicy.REQUIRED
+                && pod.gpus() > 0;
+        boolean scope = policy.scope().required() && !policy.scope().isAny() && !ctx.placed().isEmpty();
+        if (rails && scope) {
+            return ctx;
+        }
+        return new GangContext(scope ? ctx.placed() : List.of(), rails ? ctx.rails() : null);
+    }
+
+    /**
+     * @return the pools' verdict for one pod of the request, checked once for every node of a call, or null when it
+     *         depends on the node (node slices), there are no pools or the pod attaches no networks
+     */
+    public static PoolVerdict shared(ClusterSnapshot s, PodRequest pod, String anyNode) {
+        if (s.pools() == null || pod.selections().isEmpty() || !s.pools().sameOnEveryNode(pod.networks())) {
+            return null;
+        }
+        return s.pools().check(pod.networks(), 1, anyNode);
+    }
+
+    /**
+     * The pools' verdict for one pod of the request on the node, or the shared one.
+     *
+     * @param shared the verdict computed once for this call when the pod's pools do not depend on the node, or null
+     */
+    public static PoolVerdict pools(ClusterSnapshot s, PodRequest pod, String node, PoolVerdict shared) {
+        if (s.pools() == null || pod.selections().isEmpty()) {
+            return null;
+        }
+        return shared != null ? shared : s.pools().check(pod.networks(), 1, node);
+    }
+
+    /**
+     * @param shared the pools' verdict shared by every node of this call ({@link #pools}), or null to check per node
+     * @return what {@link PlacementEngine#filter} answers for the node
+     */
+    public NodeVerdict filter(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, String node,
+                              GangContext ctx, PoolVerdict shared) {
+        return judge(s, pod, policy, ctx, shared).filter(node);
+    }
+
+    /**
+     * @param shared as for {@link #filter}
+     * @return what {@link PlacementEngine#score} answers for the node
+     */
+    public NodeScore score(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, String node, GangContext ctx,
+                           PoolVerdict shared) {
+        return judge(s, pod, policy, ctx, shared).score(node);
+    }
+
+    /**
+     * @param shared the pools' verdict shared by every node of the call, or null to check per node
+     * @return one pod's question, looked up once, to answer for many nodes (a kube filter over every node name)
+     */
+    public Judge judge(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx,
+                       PoolVerdict shared) {
+        return new Judge(s, pod, policy, ctx, shared);
+    }
+
+    /** One pod's question on one snapshot: Filter and Score per node, from the cache where it holds the answer. */
+    public final class Judge {
+        private final ClusterSnapshot s;
+        private final PodRequest pod;
+        private final PlacementPolicy policy;
+        private final GangContext ctx;
+        private final PoolVerdict shared;
+        private ConcurrentMap<String, Answer> filterAnswers;
+        private ConcurrentMap<String, Answer> scoreAnswers;
+
+        private Judge(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx,
+                      PoolVerdict shared) {
+            this.s = s;
+            this.pod = pod;
+            this.policy = policy;
+            this.ctx = ctx;
+            this.shared = shared;
+        }
+
+        /** @return what {@link PlacementEngine#filter} answers for the node */
+        public NodeVerdict filter(String node) {
+            NodeState ns = s.node(node);
+            if (ns == null) {
+                return engine.filter(s, pod, policy, node, ctx);
+            }
+            if (filterAnswers == null) {
+                filterAnswers = filters.get(question(s, pod, policy, filterContext(pod, policy, ctx)),
+                        k -> new ConcurrentHashMap<>());
+            }
+            Answer a = filterAnswers.get(node);
+            if (a == null || a.node() != ns) {
+                a = new Answer(ns, engine.filter(withoutPools(s), pod, policy, node, ctx));
+                filterAnswers.put(node, a);
+            }
+            NodeVerdict base = (NodeVerdict) a.value();
+            PoolVerdict v = pools(s, pod, node, shared);
+            if (v == null || v.admitted()) {
+                return base;
+            }
+            List<Reason> reasons = new ArrayList<>(base.reasons());
+            reasons.add(poolReason(v));
+            return new NodeVerdict(node, reasons);
+        }
+
+        /** @return what {@link PlacementEngine#score} answers for the node */
+        public NodeScore score(String node) {
+            NodeState ns = s.node(node);
+            if (ns == null) {
+                return engine.score(s, pod, policy, node, ctx);
+            }
+            if (scoreAnswers == null) {
+                scoreAnswers = scores.get(question(s, pod, policy, ctx), k -> new ConcurrentHashMap<>());
+            }
+            Answer a = scoreAnswers.get(node);
+            if (a == null || a.node() != ns) {
+                a = new Answer(ns, engine.score(withoutPools(s), pod, policy, node, ctx));
+                scoreAnswers.put(node, a);
+            }
+            NodeScore base = (NodeScore) a.value();
+            PoolVerdict v = pools(s, pod, node, shared);
+            return v == null ? base : withHeadroom(base, v);
+        }
+    }
+
+    /** The reason {@link PlacementEngine#filter} gives for a pool verdict that refuses. */
+    static Reason poolReason(PoolVerdict v) {
+        boolean exhausted = v.reason() == PoolReason.POOL_EXHAUSTED;
+        return new Reason(exhausted ? ReasonCode.POOL_EXHAUSTED : ReasonCode.NETWORK_INVALID,
+                exhausted ? "IP pool exhausted" : "network unusable", v.message());
+    }
+
+    /**
+     * The score with its {@code ipHeadroom} term made from the pools' verdict by {@link IpHeadroomScore}, and the
+     * terms' weighted mean taken again as {@link WeightedScore} takes it.
+     */
+    static NodeScore withHeadroom(NodeScore base, PoolVerdict v) {
+        int at = -1;
+        for (int i = 0; i < base.terms().size(); i++) {
+            if (base.terms().get(i).name().equals("ipHeadroom")) {
+                at = i;
+            }
+        }
+        if (at < 0) {
+            return base; // the pod does not fit: score 0, no terms to weigh
+        }
+        ScoreTerm.Value ip = IpHeadroomScore.of(v);
+        List<NodeScore.Term> terms = new ArrayList<>(base.terms());
+        NodeScore.Term old = terms.get(at);
+        terms.set(at, new NodeScore.Term(old.name(), ip.value(), old.weight(), ip.why()));
+        double num = 0;
+        double den = 0;
+        for (NodeScore.Term t : terms) {
+            num += (double) t.value() * t.weight();
+            den += t.weight();
+        }
+        return new NodeScore(base.node(), Math.max(0, Math.min(100, (int) Math.round(num / den))), terms);
+    }
+}
