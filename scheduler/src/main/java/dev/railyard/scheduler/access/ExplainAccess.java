@@ -16,7 +16,7 @@ import java.util.Optional;
  * ({@code Authorization: Bearer <token>}, e.g. from {@code kubectl create token}); a TokenReview says whose it is,
  * and a SubjectAccessReview whether that user may {@code get} {@value #RESOURCE}.{@value #GROUP}: in the job's or
  * pod's namespace, with the job's or pod's name, for {@code job} and {@code pod}; cluster-wide for {@code pools}
- * (docs/adr/0009-authenticated-callers.md). The chart's ClusterRole {@code <release>-explain} grants it.
+ * (docs/adr/0010-authenticated-callers.md). The chart's ClusterRole {@code <release>-explain} grants it.
  *
  * <p>Answers 401 without a token or with one the API server does not accept, 403 when RBAC denies, 503 when the
  * API server cannot be asked, and otherwise what {@link ExplainEndpoint} answers. Thread-safe.

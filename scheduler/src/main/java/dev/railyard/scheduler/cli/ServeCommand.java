@@ -284,7 +284,7 @@ final class ServeCommand implements Callable<Integer> {
 
     /**
      * Mounts the Volcano verbs on the main port, and the kube-scheduler verbs and {@code /explain} where they may be
-     * called (docs/adr/0009-authenticated-callers.md): the secure port, or a loopback main port, else nowhere.
+     * called (docs/adr/0010-authenticated-callers.md): the secure port, or a loopback main port, else nowhere.
      */
     private static void mountVerbs(Resolved r, ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
                                    PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
@@ -298,7 +298,7 @@ final class ServeCommand implements Callable<Integer> {
             kubeVerbs = gate.gate("kube", kubeVerbs, LeaderOnlyVerbs.KUBE);
         }
         routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX, volcanoVerbs));
-        // who may call (docs/adr/0009-authenticated-callers.md): the kube-scheduler verbs (bind included) and /explain
+        // who may call (docs/adr/0010-authenticated-callers.md): the kube-scheduler verbs (bind included) and /explain
         // go to the secure port; without one they are served on a loopback main port only
         if (r.secure() != null) {
             secureRoutes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, ClientCertificateRequired.wrap("kube", kubeVerbs)));

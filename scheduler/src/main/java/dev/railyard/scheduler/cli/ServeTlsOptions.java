@@ -13,7 +13,7 @@ import java.nio.file.Path;
 /**
  * {@code serve}'s TLS flags: the main listener's optional TLS ({@code --tls-*}) and the secure listener of the
  * kube-scheduler verbs and {@code /explain} ({@code --secure-port}, {@code --secure-tls-cert},
- * {@code --secure-tls-key}, {@code --client-ca}; docs/serve.md, docs/adr/0009-authenticated-callers.md). Flags win
+ * {@code --secure-tls-key}, {@code --client-ca}; docs/serve.md, docs/adr/0010-authenticated-callers.md). Flags win
  * over the config file's {@code server.tls} and {@code server.secure}.
  */
 final class ServeTlsOptions {

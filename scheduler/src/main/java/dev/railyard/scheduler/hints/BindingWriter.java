@@ -23,7 +23,7 @@ import java.util.Objects;
  * {@code BindingREST.Create} with the Binding's name), which copies the Binding's annotations onto the pod in the
  * same storage write that sets {@code spec.nodeName} ({@code setPodHostAndAnnotations}, docs/formats/binding.md §1), so the
  * hints are in the very pod version that first shows the node. RBAC: {@code create} on {@code bindings}
- * (docs/adr/0009-authenticated-callers.md). fabric8 has no typed create for the {@code pods/binding} subresource.
+ * (docs/adr/0010-authenticated-callers.md). fabric8 has no typed create for the {@code pods/binding} subresource.
  *
  * <p>Hints: the annotations the protocol port passes in are used as they are when they already hold
  * {@value HintAnnotations#PLACEMENT}; otherwise the {@link HintSource} is asked for the node of this bind. When

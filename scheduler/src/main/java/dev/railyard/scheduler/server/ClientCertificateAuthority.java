@@ -18,7 +18,7 @@ import java.util.Objects;
 /**
  * The CA bundle a listener verifies client certificates with: kube-scheduler's extender {@code tlsConfig}
  * {@code certFile}/{@code keyFile} must hold a certificate issued by one of these CAs
- * (docs/adr/0009-authenticated-callers.md). Use a CA made for this purpose, not the cluster's CA, which signs
+ * (docs/adr/0010-authenticated-callers.md). Use a CA made for this purpose, not the cluster's CA, which signs
  * every kubelet's and user's client certificate too.
  *
  * @param caBundle PEM file with one or more CA certificates ({@code ca.crt} of a cert-manager Secret)

@@ -58,7 +58,7 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * <p>Callers: with a client CA ({@link ServerSettings#clientCa()}) the HTTPS listener asks every client for a
  * certificate and ends the handshake on one that does not verify; before reading a body it asks the route's
  * {@link VerbHandler#refuse} whether this {@link Caller} (its verified certificates, its bearer token) may call,
- * and answers 401/403 with the reason and closes the connection if not (docs/adr/0009-authenticated-callers.md).
+ * and answers 401/403 with the reason and closes the connection if not (docs/adr/0010-authenticated-callers.md).
  */
 public final class ExtenderServer implements AutoCloseable {
     static {
