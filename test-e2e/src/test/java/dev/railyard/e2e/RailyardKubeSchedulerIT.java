@@ -108,9 +108,11 @@ class RailyardKubeSchedulerIT {
     }
 
     /**
-     * Who may call: with kube-scheduler's client certificate a verb answers; without a certificate it is 401 with
-     * the reason; a client that presents a certificate from another CA does not get through the TLS handshake; plain
-     * HTTP to the secure port gets no answer. Volcano's plain port serves no kube-scheduler verb at all.
+     * Who may call, on every deciding verb ({@code filter}, {@code prioritize}, {@code bind}): with kube-scheduler's
+     * client certificate a verb answers; without a certificate it is 401 with the reason; a client holding a
+     * certificate from another CA sends none (JDK and Go clients only send one whose issuer the server names), so
+     * 401 too, and one that forces it on the server does not get through the TLS handshake; plain HTTP to the secure
+     * port gets no answer. Volcano's plain port serves no kube-scheduler verb at all (404).
      */
     @Test
     void theSecurePortAnswersKubeSchedulersCertificateAndRefusesEveryoneElse() throws Exception {
@@ -121,22 +123,26 @@ class RailyardKubeSchedulerIT {
         assertThat(ok.statusCode()).isEqualTo(200);
         assertThat(ok.body()).contains("\"Error\":\"binding prod/nope to gpu-a1 failed: pod not found");
 
-        var none = SecureClients.post(SecureClients.context(PKI.caCert(), null, null, false), SECURE_PORT,
-                "/kube/bind", bind);
-        assertThat(none.statusCode()).isEqualTo(401);
-        assertThat(none.body().strip()).isEqualTo("kube bind: a client certificate signed by the client CA is "
-                + "required (kube-scheduler extender tlsConfig certFile/keyFile; docs/serve.md)");
+        var noCertificate = SecureClients.context(PKI.caCert(), null, null, false);
+        var strangerPolite = SecureClients.context(PKI.caCert(), PKI.strangerCert(), PKI.strangerKey(), false);
+        var strangerForced = SecureClients.context(PKI.caCert(), PKI.strangerCert(), PKI.strangerKey(), true);
+        for (String verb : List.of("filter", "prioritize", "bind")) {
+            for (var ctx : List.of(noCertificate, strangerPolite)) {
+                var refused = SecureClients.post(ctx, SECURE_PORT, "/kube/" + verb, bind);
+                assertThat(refused.statusCode()).as(verb).isEqualTo(401);
+                assertThat(refused.body().strip()).isEqualTo("kube " + verb + ": a client certificate signed by the "
+                        + "client CA is required (kube-scheduler extender tlsConfig certFile/keyFile; docs/serve.md)");
+            }
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SecureClients.post(strangerForced, SECURE_PORT,
+                    "/kube/" + verb, bind)).as(verb).isInstanceOf(java.io.IOException.class);
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SecureClients.post(SecureClients.context(
-                        PKI.caCert(), PKI.strangerCert(), PKI.strangerKey(), true), SECURE_PORT, "/kube/bind", bind))
-                .isInstanceOf(java.io.IOException.class);
-
-        // the plain port (Volcano verbs, probes) has no kube-scheduler verb once a secure port exists
-        try (var http = java.net.http.HttpClient.newHttpClient()) {
-            var plain = http.send(java.net.http.HttpRequest.newBuilder(RAILYARD[0].url().resolve("/kube/bind"))
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(bind)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
-            assertThat(plain.statusCode()).isEqualTo(404);
+            // the plain port (Volcano verbs, probes) has no kube-scheduler verb once a secure port exists
+            try (var http = java.net.http.HttpClient.newHttpClient()) {
+                var plain = http.send(java.net.http.HttpRequest.newBuilder(RAILYARD[0].url().resolve("/kube/" + verb))
+                                .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(bind)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(plain.statusCode()).as(verb).isEqualTo(404);
+            }
         }
     }
 
