@@ -14,6 +14,8 @@ import dev.railyard.scheduler.engine.GangContext;
 import dev.railyard.scheduler.engine.GangPlanner;
 import dev.railyard.scheduler.engine.GangSession;
 import dev.railyard.scheduler.engine.NodeAnswers;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.NodeState;
 import dev.railyard.scheduler.engine.PlacementEngine;
@@ -34,8 +36,6 @@ import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangReadiness;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.GangVerdict;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.topology.fabric.FabricModel;
@@ -325,7 +325,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         // the pools are checked once per call when they do not depend on the node (no node slices)
         PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
                 nodeNames.get(0));
-        List<dev.railyard.scheduler.engine.NodeVerdict> refused = new ArrayList<>();
+        List<NodeVerdict> refused = new ArrayList<>();
         NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             String why = pc.request().gpus() > 0 ? unjudgeable(snapshot, node) : null;
@@ -335,7 +335,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 if (!pc.request().selections().isEmpty()) {
                     PoolVerdict pools = shared != null ? shared : ledger.check(pc.request().networks(), 1, node);
                     if (!pools.admitted()) {
-                        out.add(NodeVerdict.unschedulable(node, pools.message()));
+                        out.add(new NodeVerdict(node, List.of(NodeAnswers.poolReason(pools))));
                         continue;
                     }
                 }
@@ -343,12 +343,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 out.add(NodeVerdict.neutral(node, why));
                 continue;
             }
-            var verdict = judge.filter(node);
-            if (verdict.feasible()) {
-                out.add(NodeVerdict.pass(node));
-            } else {
+            NodeVerdict verdict = judge.filter(node);
+            out.add(verdict);
+            if (!verdict.feasible()) {
                 LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
-                out.add(NodeVerdict.unschedulable(node, verdict.describe()));
                 refused.add(verdict);
             }
         }
@@ -366,7 +364,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         List<NodeScore> out = new ArrayList<>(nodeNames.size());
         if (view == null) {
             countNeutral("cache-cold");
-            nodeNames.forEach(n -> out.add(new NodeScore(n, neutralScore, true)));
+            nodeNames.forEach(n -> out.add(NodeScore.neutral(n, neutralScore)));
             return out;
         }
         PodContext pc = contextOf(view, pod);
@@ -378,11 +376,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         for (String node : nodeNames) {
             if (unjudgeable(snapshot, node) != null) {
                 countNeutral("no-topology");
-                out.add(new NodeScore(node, neutralScore, true));
+                out.add(NodeScore.neutral(node, neutralScore));
                 continue;
             }
-            int s = judge.score(node).score();
-            out.add(new NodeScore(node, GangSession.steer(plannedNode, node, s), false));
+            NodeScore s = judge.score(node);
+            out.add(s.withScore(GangSession.steer(plannedNode, node, s.score())));
         }
         return out;
     }

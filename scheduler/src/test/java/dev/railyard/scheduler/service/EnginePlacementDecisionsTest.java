@@ -6,8 +6,9 @@ import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -83,14 +84,15 @@ class EnginePlacementDecisionsTest {
         List<NodeVerdict> verdicts = d.filter(p0(), List.of("gpu-a", "gpu-b", "gpu-c", "gpu-x"));
 
         assertThat(verdicts).extracting(NodeVerdict::node).containsExactly("gpu-a", "gpu-b", "gpu-c", "gpu-x");
-        assertThat(verdicts.get(0).outcome()).isEqualTo(NodeVerdict.Outcome.UNSCHEDULABLE);
-        assertThat(verdicts.get(0).reason()).containsIgnoringCase("GPU");
+        // gpu-a's GPUs are held by pods: evicting them would free it, so Unschedulable, not Unresolvable
+        assertThat(verdicts.get(0).code()).isEqualTo(Status.Code.UNSCHEDULABLE);
+        assertThat(verdicts.get(0).describe()).containsIgnoringCase("GPU");
         assertThat(verdicts.get(1)).isEqualTo(NodeVerdict.pass("gpu-b"));
         // no NodeTopology / not in the cluster: pass neutrally, never a rejection for want of data
         assertThat(verdicts.get(2).neutral()).isTrue();
-        assertThat(verdicts.get(2).reason()).contains("no NodeTopology");
+        assertThat(verdicts.get(2).describe()).contains("no NodeTopology");
         assertThat(verdicts.get(3).neutral()).isTrue();
-        assertThat(verdicts.get(3).reason()).contains("unknown");
+        assertThat(verdicts.get(3).describe()).contains("unknown");
     }
 
     @Test
@@ -100,8 +102,9 @@ class EnginePlacementDecisionsTest {
         List<NodeScore> scores = d.score(p0(), List.of("gpu-b", "gpu-c"));
 
         // the gang plan puts p0 (8 GPUs) on gpu-b, the only node with 8 free GPUs
-        assertThat(scores.get(0)).isEqualTo(new NodeScore("gpu-b", 100, false));
-        assertThat(scores.get(1)).isEqualTo(new NodeScore("gpu-c", 50, true));
+        assertThat(scores).extracting(NodeScore::node, NodeScore::score, NodeScore::neutral)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("gpu-b", 100, false),
+                        org.assertj.core.groups.Tuple.tuple("gpu-c", 50, true));
     }
 
     @Test
@@ -111,7 +114,7 @@ class EnginePlacementDecisionsTest {
         var d = decisions(cold);
 
         assertThat(d.filter(p0(), List.of("gpu-a"))).allMatch(NodeVerdict::neutral);
-        assertThat(d.score(p0(), List.of("gpu-a"))).containsExactly(new NodeScore("gpu-a", 50, true));
+        assertThat(d.score(p0(), List.of("gpu-a"))).containsExactly(NodeScore.neutral("gpu-a", 50));
         assertThat(d.bindHints(new PodRef("prod", "p0", "uid-p0"), "gpu-b")).isEmpty();
     }
 
