@@ -41,7 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EnginePlacementDecisionsTest {
     private static final Map<String, String> RDMA = Map.of("nvidia.com/mlx5_0", "100", "nvidia.com/mlx5_1", "100",
             "nvidia.com/mlx5_2", "100", "nvidia.com/mlx5_3", "100");
-    private static final Map<String, Object> EIGHT_GPUS = Map.of("nvidia.com/gpu", "8");
+    /** GPUs and one slot of each seed HCA resource, as the seed's rdma-test job asks: in Railyard's hint scope. */
+    private static final Map<String, Object> EIGHT_GPUS = Map.of("nvidia.com/gpu", "8",
+            "nvidia.com/mlx5_0", "1", "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
     private static final Map<String, String> IN_GROUP = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "pg");
     /** Attaching only rail0 (master lan2 = mlx5_0) limits a pod to the GPUs near mlx5_0, so these pods ask for none. */
     private static final Map<String, String> ON_RAIL0 = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "pg",
@@ -178,7 +180,8 @@ class EnginePlacementDecisionsTest {
 
     // --- pods bound off their gang plan (issue 6): the hint keeps the gang's rail set where the node offers it ---
 
-    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4");
+    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4",
+            "nvidia.com/mlx5_0", "1", "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
 
     /** A placement hint naming {@code gpus} on {@code node} (seed shape: GPU g on mlx5_{g/2}, rail g/2, PIX). */
     private static Map<String, String> hinted(String node, Map<String, String> more, int... gpus) {
