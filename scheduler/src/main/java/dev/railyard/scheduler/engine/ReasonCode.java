@@ -7,7 +7,7 @@ package dev.railyard.scheduler.engine;
  * <p>Each code says whether evicting pods could ever make the node fit ({@link #unresolvable()}): a node refused for
  * an unresolvable reason is {@link Status.Code#UNSCHEDULABLE_AND_UNRESOLVABLE}, which the adapters send as Volcano's
  * predicate code 3 and kube-scheduler's {@code FailedAndUnresolvableNodes}, so neither scheduler tries preemption
- * there. The rule and each code's choice: docs/adr/0010-one-verdict-vocabulary-and-unresolvable-reasons.md.
+ * there. The rule and each code's choice: docs/adr/0012-one-verdict-vocabulary-and-unresolvable-reasons.md.
  */
 public enum ReasonCode {
     /** The node is cordoned or not ready. */

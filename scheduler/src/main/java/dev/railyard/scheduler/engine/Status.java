@@ -7,7 +7,7 @@ import java.util.Objects;
  * The result of a decision, in kube-scheduler framework terms ({@code fwk.Status}: a code and reasons): what the
  * engine answers for one pod on one node, and what the protocol adapters put on the wire. One vocabulary from engine
  * to wire; each adapter maps the code to its protocol's field
- * (docs/adr/0010-one-verdict-vocabulary-and-unresolvable-reasons.md):
+ * (docs/adr/0012-one-verdict-vocabulary-and-unresolvable-reasons.md):
  *
  * <table>
  *   <caption>Codes on the wire</caption>

@@ -31,7 +31,7 @@ import java.util.function.Predicate;
  * attempt is the run of calls about one pod with gaps shorter than {@code quiet} (500 ms by default: half Volcano's
  * default 1 s schedule period, far more than the milliseconds between one session's calls about one task), cut at
  * {@code longest} so a pod asked about without pause still gets its Event
- * (docs/adr/0011-one-event-per-scheduling-attempt.md).
+ * (docs/adr/0013-one-event-per-scheduling-attempt.md).
  *
  * <p>When the attempt ends ({@link #flushDue}) the Event is written only when no node passed, the pod was not
  * allocated in the session ({@link #placed}, Volcano's allocateFunc) and the cluster still shows it waiting (known,

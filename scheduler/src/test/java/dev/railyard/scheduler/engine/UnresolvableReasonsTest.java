@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Which refusals preemption can fix (Unschedulable) and which it cannot (UnschedulableAndUnresolvable), as
- * docs/adr/0010-one-verdict-vocabulary-and-unresolvable-reasons.md decides, through {@link PlacementEngine#filter}:
+ * docs/adr/0012-one-verdict-vocabulary-and-unresolvable-reasons.md decides, through {@link PlacementEngine#filter}:
  * the code each real refusal gets is what Volcano (predicate code 2 or 3) and kube-scheduler ({@code FailedNodes} or
  * {@code FailedAndUnresolvableNodes}) receive.
  */
