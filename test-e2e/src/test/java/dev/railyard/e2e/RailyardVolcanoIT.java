@@ -387,8 +387,11 @@ class RailyardVolcanoIT {
         await().pollDelay(SEVERAL_SESSIONS).atMost(SEVERAL_SESSIONS.plusSeconds(1)).until(() -> true);
         assertThat(names).allSatisfy(n -> assertThat(view.pod(n).getSpec().getNodeName()).as(n).isNull());
         // one predicate call per node, yet one Event per attempt with the true count (before: "0/1 nodes available"
-        // per call); the same message again within a minute is not written again, so at most one per pod here
-        String expected = "0/10 nodes available: 10 no rail HCA on the pod's networks; preemption cannot help on 10";
+        // per call); the same message again within a minute is not written again, so at most one per pod here. Each
+        // of the 10 nodes is refused for two reasons, both Unresolvable: no HCA is both attached (lan2 = mlx5_0) and
+        // requested (mlx5_3), and so none of the 8 GPUs has a usable HCA at PXB or nearer
+        String expected = "0/10 nodes available: 10 no rail HCA on the pod's networks, 10 too few GPUs pair at ≤ PXB;"
+                + " preemption cannot help on 10";
         Map<String, List<String>> byPod = new HashMap<>();
         for (String n : names) {
             byPod.put(n, view.events(n).stream().filter(e -> "RailyardUnschedulable".equals(e.getReason()))

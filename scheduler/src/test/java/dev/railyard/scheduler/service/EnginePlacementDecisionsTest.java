@@ -178,6 +178,30 @@ class EnginePlacementDecisionsTest {
         assertThat(hints.get(HintAnnotations.NCCL_IB_ADDR_FAMILY)).isEqualTo("AF_INET");
     }
 
+    @Test
+    void aPendingGpuPodWithoutAnRdmaResourceOrAManagedNetworkGetsNoHintsFromTheBindVerb() {
+        // issue 19 hint scope (docs/hints.md): GPUs and an RDMA resource or a network Railyard manages. The bind
+        // verb's path (pod not bound yet; the bound-pod path is DecisionEventsTest's): the same pods with one HCA
+        // slot or the managed network rail0 get hints on the same node, so the empty answers are about scope alone.
+        Map<String, Object> twoGpus = Map.of("nvidia.com/gpu", "2");
+        Map<String, Object> oneHca = Map.of("nvidia.com/gpu", "2", "nvidia.com/mlx5_1", "1");
+        List<GenericKubernetesResource> objects = new java.util.ArrayList<>(cluster(List.of()));
+        objects.add(pod("prod", "gpu-only", null, Map.of(), twoGpus));
+        objects.add(pod("prod", "unmanaged-net", null, Map.of("k8s.v1.cni.cncf.io/networks", "frontend"), twoGpus));
+        objects.add(pod("prod", "one-hca", null, Map.of(), oneHca));
+        objects.add(pod("prod", "on-rail0", null, Map.of("k8s.v1.cni.cncf.io/networks", "rail0"), twoGpus));
+        var d = decisions(objects(objects));
+
+        for (String outside : List.of("gpu-only", "unmanaged-net")) {
+            assertThat(d.bindHints(new PodRef("prod", outside, "uid-" + outside), "gpu-b")).as(outside).isEmpty();
+        }
+        assertThat(d.bindHints(new PodRef("prod", "one-hca", "uid-one-hca"), "gpu-b"))
+                .containsKey(HintAnnotations.PLACEMENT).containsKey(HintAnnotations.NCCL_IB_HCA);
+        // rail0's master lan2 is mlx5_0 (seed shape): the only HCA such a pod can open
+        assertThat(d.bindHints(new PodRef("prod", "on-rail0", "uid-on-rail0"), "gpu-b"))
+                .containsEntry(HintAnnotations.NCCL_IB_HCA, "=mlx5_0:1");
+    }
+
     // --- pods bound off their gang plan (issue 6): the hint keeps the gang's rail set where the node offers it ---
 
     private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4",

@@ -43,7 +43,8 @@ class KubeExtenderContractTest {
     }
 
     void wireFormatsExampleVerdicts() {
-        // wire-formats §2.1 composed filter exchange
+        // the filter exchange of docs/formats/kube-extender.md §1: an Unschedulable node goes under FailedNodes,
+        // an UnschedulableAndUnresolvable one under FailedAndUnresolvableNodes (preemption skips it, §3)
         port.verdict = (p, n) -> switch (n) {
             case "gpu-a-018" -> RecordingDecisions.verdict(n, Status.Code.UNSCHEDULABLE, "rail 3 IP pool exhausted");
             case "gpu-b-003" -> RecordingDecisions.verdict(n, Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE,

@@ -30,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Every Volcano verb against request bodies shaped like Volcano's (src/test/resources/wire/volcano, composed from
- * wire-formats §1.6–1.7: Go field-name keys, full Node and Pods with managedFields, sorted map keys, \u003c escapes).
- * Expected replies follow argument.go's response structs at each release (wire-formats §1.3–1.4).
+ * Every Volcano verb against request bodies shaped like Volcano's (src/test/resources/wire/volcano, composed as
+ * docs/formats/volcano-extender.md §6 describes: Go field-name keys, full Node and Pods with managedFields, sorted map
+ * keys, \u003c escapes). Expected replies follow argument.go's response structs at each release (§3, §4).
  */
 class VolcanoExtenderContractTest {
     static final String PG = "pretrain-7b-0c1e5b7a-93f2-4b7e-a1d4-5e6f7a8b9c0d";
@@ -77,8 +77,8 @@ class VolcanoExtenderContractTest {
     @ParameterizedTest(name = "{0} {1} -> {3}")
     @CsvSource(delimiter = '|', value = {
             // dialect | code | reason | exact reply (argument.go PredicateResponse at v1.6.0 / v1.8.0 / v1.10.0;
-            // codes of pkg/scheduler/api/types.go v1.14.1: 0 Success, 1 Error, 2 Unschedulable,
-            // 3 UnschedulableAndUnresolvable)
+            // codes of pkg/scheduler/api/types.go: 0 Success, 1 Error, 2 Unschedulable, 3 UnschedulableAndUnresolvable,
+            // whose preempt and reclaim actions keep only code 2 as a candidate: docs/formats/volcano-extender.md §4)
             "V1_10 | SUCCESS                        |                              | {\"status\":\"\",\"code\":0}",
             "V1_10 | UNSCHEDULABLE                  | pool rail5-pool exhausted    | {\"status\":\"pool rail5-pool exhausted\",\"code\":2}",
             "V1_10 | UNSCHEDULABLE_AND_UNRESOLVABLE | no resource nvidia.com/mlx5_3 | {\"status\":\"no resource nvidia.com/mlx5_3\",\"code\":3}",
