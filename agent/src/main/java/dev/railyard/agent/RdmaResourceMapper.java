@@ -19,7 +19,7 @@ import java.util.TreeSet;
  *
  * <p>Without a config, a resource the kubelet advertises whose name part equals an HCA's name
  * ({@code nvidia.com/mlx5_0} and HCA {@code mlx5_0}) is mapped to it, marked {@code resource-name}: the plugin does
- * not require this (design/data-formats.md §4.1), so the status says how the mapping was made. Stateless.
+ * not require this (docs/formats/network-operator.md §2), so the status says how the mapping was made. Stateless.
  */
 public final class RdmaResourceMapper {
     private RdmaResourceMapper() {

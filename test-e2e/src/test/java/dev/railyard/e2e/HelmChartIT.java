@@ -157,8 +157,8 @@ class HelmChartIT {
     @ParameterizedTest(name = "deploy/examples/{0}")
     @ValueSource(strings = {"macvlan-networks.yaml", "rdma-test-job.yaml", "rail-aligned-gang.yaml"})
     void everyExampleIsAdmittedByTheApiServer(String file) throws IOException {
-        // The examples live in the seed's namespace (seed-setup.md: prod); Volcano's Job CRD and our MacvlanNetwork
-        // CRD are installed with the control plane.
+        // The examples live in the seed's namespace (docs/seed-setup.md: prod); Volcano's Job CRD and our
+        // MacvlanNetwork CRD are installed with the control plane.
         CLUSTER.controlPlane().ensureNamespace("prod");
         Path path = Path.of(System.getProperty("railyard.e2e.examples", "../deploy/examples"), file);
         List<HelmChart.Manifest> manifests = HelmChart.parse(Files.readString(path), file);

@@ -22,7 +22,7 @@ import java.util.Objects;
 
 /**
  * kube-scheduler extender v1 adapter (kubernetes/kube-scheduler extender/v1/types.go; client
- * kubernetes/kubernetes pkg/scheduler/extender.go; wire-formats §2). The server mounts the verbs under
+ * kubernetes/kubernetes pkg/scheduler/extender.go; docs/formats/kube-extender.md). The server mounts the verbs under
  * {@value #PREFIX}, so a {@code KubeSchedulerConfiguration} extender has {@code urlPrefix:
  * http://<service>:<port>/kube}, {@code filterVerb: filter}, {@code prioritizeVerb: prioritize},
  * {@code bindVerb: bind}, and works with {@code nodeCacheCapable} true or false.

@@ -28,7 +28,7 @@ import java.util.Objects;
 
 /**
  * Volcano scheduler {@code extender} plugin adapter (volcano-sh/volcano pkg/scheduler/plugins/extender,
- * v1.6–v1.16-alpha; wire-formats §1). Serves one handler per verb; the server mounts them under
+ * v1.6–v1.16-alpha; docs/formats/volcano-extender.md). Serves one handler per verb; the server mounts them under
  * {@value #PREFIX}, so Volcano is configured with {@code extender.urlPrefix: http://<service>:<port>/volcano}
  * and each {@code extender.<verb>Verb} set to the verb name below.
  *

@@ -42,7 +42,7 @@ class KubeExtenderContractTest {
     }
 
     void wireFormatsExampleVerdicts() {
-        // wire-formats §2.1 composed filter exchange
+        // docs/formats/kube-extender.md §1: composed filter exchange
         port.verdict = (p, n) -> switch (n) {
             case "gpu-a-018" -> NodeVerdict.unschedulable(n, "rail 3 IP pool exhausted");
             case "gpu-b-003" -> NodeVerdict.unresolvable(n, "no RDMA NIC under GPU PCIe switch");
