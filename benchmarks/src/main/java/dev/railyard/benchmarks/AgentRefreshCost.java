@@ -71,20 +71,11 @@ public final class AgentRefreshCost {
     public static void main(String[] args) throws Exception {
         int refreshes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         Path root = Files.createTempDirectory("railyard-agent-cost");
-        SysfsFixtureMachines.Machine machine = SysfsFixtureMachines.case01(root);
-        for (int i = 0; i < 8; i++) {
-            // a macvlan pod's IPv4-mapped RoCE v1/v2 GIDs (192.168.4.10+i) on rail i
-            String gid = String.format(Locale.ROOT, "0000:0000:0000:0000:0000:ffff:c0a8:04%02x", 10 + i);
-            machine.gid("mlx5_" + i, 1, 2, gid, "IB/RoCE v1", "net1");
-            machine.gid("mlx5_" + i, 1, 3, gid, "RoCE v2", "net1");
-        }
+        macvlanPodGids(SysfsFixtureMachines.case01(root));
         Path socket = root.resolve("kubelet.sock");
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, named(KUBELET_THREAD),
                 EpollIoHandler.newFactory());
-        Server kubelet = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollServerDomainSocketChannel.class).bossEventLoopGroup(group)
-                .workerEventLoopGroup(group).executor(Executors.newSingleThreadExecutor(named(KUBELET_THREAD)))
-                .addService(PodResourcesListerRpc.bind(new EightPods())).build().start();
+        Server kubelet = startKubelet(socket, group);
 
         AgentSettings settings = AgentSettings.defaults("bench-node", root)
                 .withPodResourcesTarget("unix://" + socket)
@@ -151,6 +142,24 @@ public final class AgentRefreshCost {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
         System.exit(0);
+    }
+
+    /** Gives each of the machine's 8 HCAs a macvlan pod's GIDs, as a node running 8 such pods has. */
+    private static void macvlanPodGids(SysfsFixtureMachines.Machine machine) throws java.io.IOException {
+        for (int i = 0; i < 8; i++) {
+            // a macvlan pod's IPv4-mapped RoCE v1/v2 GIDs (192.168.4.10+i) on rail i
+            String gid = String.format(Locale.ROOT, "0000:0000:0000:0000:0000:ffff:c0a8:04%02x", 10 + i);
+            machine.gid("mlx5_" + i, 1, 2, gid, "IB/RoCE v1", "net1");
+            machine.gid("mlx5_" + i, 1, 3, gid, "RoCE v2", "net1");
+        }
+    }
+
+    /** A fake kubelet serving PodResources for 8 pods on a unix socket, on threads named {@value #KUBELET_THREAD}. */
+    private static Server startKubelet(Path socket, MultiThreadIoEventLoopGroup group) throws java.io.IOException {
+        return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class).bossEventLoopGroup(group)
+                .workerEventLoopGroup(group).executor(Executors.newSingleThreadExecutor(named(KUBELET_THREAD)))
+                .addService(PodResourcesListerRpc.bind(new EightPods())).build().start();
     }
 
     private static long cpuOf(ThreadMXBean threads, String prefix) {
