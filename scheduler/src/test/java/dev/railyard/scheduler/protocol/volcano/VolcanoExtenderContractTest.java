@@ -30,10 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Every Volcano verb against request bodies shaped like Volcano's (src/test/resources/wire/volcano, composed from
- * docs/formats/volcano-extender.md §6–§7: Go field-name keys, full Node and Pods with managedFields, sorted map
- * keys, \u003c escapes). Expected replies follow argument.go's response structs at each release
- * (docs/formats/volcano-extender.md §3–§4).
+ * Every Volcano verb against request bodies shaped like Volcano's (src/test/resources/wire/volcano, composed as
+ * docs/formats/volcano-extender.md §6 describes: Go field-name keys, full Node and Pods with managedFields, sorted map
+ * keys, \u003c escapes). Expected replies follow argument.go's response structs at each release (§3, §4).
  */
 class VolcanoExtenderContractTest {
     static final String PG = "pretrain-7b-0c1e5b7a-93f2-4b7e-a1d4-5e6f7a8b9c0d";
