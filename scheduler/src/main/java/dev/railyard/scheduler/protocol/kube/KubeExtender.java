@@ -176,7 +176,8 @@ public final class KubeExtender {
             LOG.debug("kube bind {} to {} with {} hint annotations", args.pod(), args.node(),
                     hints == null ? 0 : hints.size());
         } catch (Binder.BindException e) {
-            error = e.getMessage() == null ? "bind failed" : e.getMessage().replaceAll("\\s+", " ");
+            error = e.getMessage() == null ? "bind failed"
+                    : dev.railyard.scheduler.input.LogText.escape(e.getMessage().replaceAll("\\s+", " "));
             metrics.record("bind", "failed", 1);
             LOG.warn("kube bind {} to {} failed: {}", args.pod(), args.node(), error);
         }
