@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
  * scalars and string maps Railyard needs, skip everything else without building it, and turn every problem
  * into a one-line {@link WireFormatException} that names the key path and the line/column.
  *
- * <p>Keys are matched case-sensitively, exactly as Go's {@code encoding/json} writes them (wire-formats
- * appendix). Unknown keys are skipped: Volcano adds fields in almost every release.
+ * <p>Keys are matched case-sensitively, exactly as Go's {@code encoding/json} writes them
+ * (docs/formats/volcano-extender.md §6, docs/formats/kube-extender.md §1). Unknown keys are skipped: Volcano adds
+ * fields in almost every release.
  *
  * <p>Limits: nesting deeper than {@value #MAX_NESTING_DEPTH} is refused (Kubernetes objects inside Volcano's
  * NodeInfo nest about 25 deep, managedFields included); so is a number longer than {@value #MAX_NUMBER_LENGTH}
