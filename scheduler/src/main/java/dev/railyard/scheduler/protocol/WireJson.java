@@ -74,6 +74,14 @@ public final class WireJson {
             throw new WireFormatException(WireFormatException.Kind.EMPTY_BODY,
                     verb + ": empty request body, expected a JSON object");
         }
+        if (body.length >= 2 && (body[0] == 0 || body[1] == 0 || (body[0] & 0xff) >= 0xfe)) {
+            // Jackson would detect UTF-16/32 and decode it char by char, leaving byte offsets at -1 (the kube
+            // filter reply echoes Nodes.items by byte range: a 500). Go's encoding/json reads only UTF-8, and
+            // RFC 8259 §8.1 requires it between systems; no valid UTF-8 JSON starts with these bytes.
+            throw new WireFormatException(WireFormatException.Kind.MALFORMED_JSON,
+                    verb + ": request body is not UTF-8 (a NUL byte or FE/FF byte at its start: UTF-16 or UTF-32?);"
+                            + " JSON between systems is UTF-8 (RFC 8259 §8.1)");
+        }
         try {
             JsonParser p = FACTORY.createParser(body);
             JsonToken t = p.nextToken();
