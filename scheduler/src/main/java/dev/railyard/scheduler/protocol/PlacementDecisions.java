@@ -1,5 +1,8 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
+
 import java.util.List;
 import java.util.Map;
 
@@ -15,7 +18,7 @@ import java.util.Map;
  *       all give the neutral answer (pass, neutral score, abstain, ready) marked {@code neutral}.</li>
  *   <li>Never throws for a node or pod it does not know. A runtime exception is a bug; the adapters turn it
  *       into an HTTP 500 and count it.</li>
- *   <li>Fast: Volcano's default extender timeout is 1 s per call (wire-formats §1.1).</li>
+ *   <li>Fast: Volcano's default extender timeout is 1 s per call (docs/formats/volcano-extender.md §1).</li>
  * </ul>
  */
 public interface PlacementDecisions {
@@ -25,7 +28,8 @@ public interface PlacementDecisions {
      *
      * @param pod       the pod to place
      * @param nodeNames candidate nodes, in the scheduler's order; may be empty
-     * @return one verdict per input node, in the input order
+     * @return one verdict per input node, in the input order: its {@link dev.railyard.scheduler.engine.Status} code
+     *         goes to the wire as each protocol names it
      */
     List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames);
 

@@ -14,6 +14,8 @@ import dev.railyard.scheduler.engine.GangContext;
 import dev.railyard.scheduler.engine.GangPlanner;
 import dev.railyard.scheduler.engine.GangSession;
 import dev.railyard.scheduler.engine.NodeAnswers;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.NodeState;
 import dev.railyard.scheduler.engine.PlacementEngine;
@@ -35,8 +37,6 @@ import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangReadiness;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.GangVerdict;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.topology.fabric.FabricModel;
@@ -66,7 +66,8 @@ import java.util.function.Supplier;
  *       neutrally (never a rejection for want of data).</li>
  *   <li><b>Score</b>: the engine's 0–100 score; when the gang plan placed this pod, its node gets 100 and every other
  *       node half its own score (at most 50), so the plan's choice stands out even though Volcano adds the
- *       extender's raw score to its other plugins' scores without normalising (wire-formats §1.3).</li>
+ *       extender's raw score to its other plugins' scores without normalising (docs/formats/volcano-extender.md
+ *       §3).</li>
  *   <li><b>Reserve</b> (Volcano {@code allocateFunc}): holds one address per network in the IP pool ledger; a pool
  *       that cannot hold it vetoes the allocation. {@code deallocateFunc} releases the holds.</li>
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
@@ -74,13 +75,14 @@ import java.util.function.Supplier;
  *   <li><b>Bind hints</b>: the hint for the node in the Binding: the plan's pod when the plan chose that node,
  *       otherwise the GPUs on that node that keep the gang's rail set (the one its bound members hold, else the
  *       plan's), or the node's best pairing when it cannot offer it, with the gang's rank and size, said in the
- *       hint's {@code railChoice} ({@link OffPlanHints}).</li>
+ *       hint's {@code railChoice} ({@link OffPlanHints}); only for pods in Railyard's scope ({@link HintScope}).</li>
  * </ul>
  * Members of the gang already bound are read from the cluster, not from memory (docs/adr/0005): each bound member
  * that holds its devices enters the plan as a {@link BoundMember} with the GPUs, rails and rank of its
  * {@code railyard.dev/placement} hint, or by its node only when it has no usable hint (logged once per pod). So a
  * gang bound one pod at a time (kube-scheduler) that outlives a restart keeps its rail set, fabric domain and ranks.
- * While the cluster cache has not synced, every answer is neutral and the log says so once. Thread-safe.
+ * While the cluster cache has not synced, every answer is neutral and the log says so once. Events: {@link
+ * DecisionEvents}. Thread-safe.
  */
 public final class EnginePlacementDecisions implements PlacementDecisions {
     private static final Logger LOG = LoggerFactory.getLogger(EnginePlacementDecisions.class);
@@ -93,7 +95,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private final GangSession session;
     private final NodeAnswers answers;
     private volatile boolean announcedCold;
-    private volatile SchedulingEvents events;
+    private volatile DecisionEvents events;
+    private final HintScope hintScope = new HintScope();
 
     /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
     private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted = forThirtyMinutes(10_000);
@@ -165,9 +168,20 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         };
     }
 
-    /** Writes an Event on pods no node can take (null: none). */
-    public void recordEventsWith(SchedulingEvents sink) {
-        this.events = sink;
+    /** Writes Events to {@code sink} ({@link DecisionEvents}): one per attempt on pods no node can take, and more. */
+    public void recordEventsWith(EventSink sink) {
+        recordEventsWith(DecisionEvents.started(sink, key -> DecisionEvents.waiting(views.get(), key)));
+    }
+
+    void recordEventsWith(DecisionEvents e) {
+        this.events = e;
+    }
+
+    private void withEvents(java.util.function.Consumer<DecisionEvents> say) {
+        DecisionEvents e = events;
+        if (e != null) {
+            say.accept(e);
+        }
     }
 
     /** @return the current view, or null while the cache has not synced */
@@ -210,6 +224,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (group == null && gangRef != null) {
             announceNoPodGroup(view, gangRef);
         }
+        withEvents(e -> e.asked(pod, group));
         if (group == null) {
             PlacementPolicy policy = PlacementPolicy.resolve(null, null, pod.annotations(), view.snapshot().fabric());
             return new PodContext(request, policy, GangContext.none(), null, key, null);
@@ -330,7 +345,6 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         // the pools are checked once per call when they do not depend on the node (no node slices)
         PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
                 nodeNames.get(0));
-        List<dev.railyard.scheduler.engine.NodeVerdict> refused = new ArrayList<>();
         NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             String why = pc.request().gpus() > 0 ? unjudgeable(snapshot, node) : null;
@@ -340,7 +354,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 if (!pc.request().selections().isEmpty()) {
                     PoolVerdict pools = shared != null ? shared : ledger.check(pc.request().networks(), 1, node);
                     if (!pools.admitted()) {
-                        out.add(NodeVerdict.unschedulable(node, pools.message()));
+                        out.add(new NodeVerdict(node, List.of(NodeAnswers.poolReason(pools))));
                         continue;
                     }
                 }
@@ -348,21 +362,13 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 out.add(NodeVerdict.neutral(node, why));
                 continue;
             }
-            var verdict = judge.filter(node);
-            if (verdict.feasible()) {
-                out.add(NodeVerdict.pass(node));
-            } else {
-                String reason = verdict.describe(); // once: it is built per refused node of every call
-                LOG.debug("filter {} on {}: {}", pod, node, reason);
-                out.add(NodeVerdict.unschedulable(node, reason));
-                refused.add(verdict);
+            NodeVerdict verdict = judge.filter(node);
+            out.add(verdict);
+            if (!verdict.feasible()) {
+                LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
             }
         }
-        SchedulingEvents sink = events;
-        if (sink != null && !refused.isEmpty() && refused.size() == nodeNames.size()) {
-            sink.podUnschedulable(pod.ref().namespace(), pod.ref().name(), pod.ref().uid(),
-                    dev.railyard.scheduler.engine.Verdicts.summarize(refused));
-        }
+        withEvents(e -> e.filtered(pod.ref(), out));
         return out;
     }
 
@@ -372,7 +378,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         List<NodeScore> out = new ArrayList<>(nodeNames.size());
         if (view == null) {
             countNeutral("cache-cold");
-            nodeNames.forEach(n -> out.add(new NodeScore(n, neutralScore, true)));
+            nodeNames.forEach(n -> out.add(NodeScore.neutral(n, neutralScore)));
             return out;
         }
         PodContext pc = contextOf(view, pod);
@@ -384,11 +390,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         for (String node : nodeNames) {
             if (unjudgeable(snapshot, node) != null) {
                 countNeutral("no-topology");
-                out.add(new NodeScore(node, neutralScore, true));
+                out.add(NodeScore.neutral(node, neutralScore));
                 continue;
             }
-            int s = judge.score(node).score();
-            out.add(new NodeScore(node, GangSession.steer(plannedNode, node, s), false));
+            NodeScore s = judge.score(node);
+            out.add(s.withScore(GangSession.steer(plannedNode, node, s.score())));
         }
         return out;
     }
@@ -417,14 +423,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return GangVerdict.permit();
         }
         LOG.info("gang {}/{} not enqueueable: {}", job.namespace(), job.podGroupName(), outcome.summary());
-        SchedulingEvents sink = events;
-        if (sink != null) {
-            for (ExtenderPod task : job.tasks()) {
-                sink.podUnschedulable(task.ref().namespace(), task.ref().name(), task.ref().uid(),
-                        "gang " + job.namespace() + "/" + job.podGroupName() + " cannot be placed as a whole: "
-                                + outcome.summary());
-            }
-        }
+        withEvents(e -> e.gangRefused(job, outcome.summary()));
         return GangVerdict.reject(outcome.summary());
     }
 
@@ -446,6 +445,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             }
         }
         session.allocated(gangKey, podKey, nodeName);
+        withEvents(e -> e.placed(podKey));
         return AllocationVerdict.accept();
     }
 
@@ -456,6 +456,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
         session.deallocated(gangKey, podKey);
         ledger.release(podKey);
+        withEvents(e -> e.unplaced(podKey));
     }
 
     /**
@@ -551,7 +552,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String key = ref.namespace() + "/" + ref.name();
         PodView known = view.pod(key);
         if (known == null || view.snapshot().node(nodeName) == null
-                || view.snapshot().node(nodeName).topology() == null) {
+                || view.snapshot().node(nodeName).topology() == null
+                || !hintScope.coversOrSays(view.snapshot(), view.request(known))) {
             return Map.of();
         }
         GangSession.Steered last = session.steered(key);

@@ -115,7 +115,7 @@ class GangPlannerTest {
 
     @Test
     void seedShapeNodePairsTwoGpusPerHca() {
-        // seed-setup.md: 8 GPUs, 4 HCAs, each HCA serves the two GPUs under its PCIe switch
+        // docs/seed-setup.md: 8 GPUs, 4 HCAs, each HCA serves the two GPUs under its PCIe switch
         List<NodeState> nodes = List.of(node("a", seedShape()));
         PlanOutcome o = planner.plan(cluster(nodes, FabricModel.empty()), gang("rdma-test", 1, 8,
                 PlacementPolicy.defaults()));
@@ -135,7 +135,7 @@ class GangPlannerTest {
                 node("node1", spec(far, new int[]{0, 1, 1, 0}, null)));
         PlanOutcome o = planner.plan(cluster(nodes, FabricModel.empty()), gang("big", 1, 4, PlacementPolicy.defaults()));
         assertThat(o.schedulable()).isFalse();
-        assertThat(o.summary()).contains("0/2 nodes available: 1 insufficient free GPUs, 1 no free GPU pair at ≤ PXB");
+        assertThat(o.summary()).contains("0/2 nodes available: 1 insufficient free GPUs, 1 too few GPUs pair at ≤ PXB");
         NodeVerdict v1 = o.verdicts().get(1);
         assertThat(v1.reasons().get(0).detail()).contains("GPU0 SYS to mlx5_0").contains("GPU1 SYS to mlx5_1");
     }

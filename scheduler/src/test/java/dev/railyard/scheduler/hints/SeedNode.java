@@ -12,8 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The reference node of shared/seed-setup.md: 8 GPUs, HCAs mlx5_0..3 on netdevs lan2..lan5, each HCA serving the
- * two GPUs under its PCIe switch (GPU0,1 → mlx5_0; GPU2,3 → mlx5_1; ...), one macvlan network per rail
+ * The reference node of the seed setup (docs/seed-setup.md): 8 GPUs, HCAs mlx5_0..3 on netdevs lan2..lan5, each HCA
+ * serving the two GPUs under its PCIe switch (GPU0,1 → mlx5_0; GPU2,3 → mlx5_1; ...), one macvlan network per rail
  * (rdma-net-ipam-lan2..5, ranges 192.168.4.0/22, 8.0/22, 12.0/22, 16.0/22), attached in the pod as net1..net4 in
  * annotation order. UUIDs and bus ids are made up (the seed gives none).
  */
