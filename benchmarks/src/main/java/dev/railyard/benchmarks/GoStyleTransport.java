@@ -80,6 +80,7 @@ public final class GoStyleTransport implements AutoCloseable {
      *
      * @throws IOException when the connection fails or the server closes it before answering
      */
+    // MethodLength: long because one exchange (dial or reuse, write, status line, headers, body, keep or close) reads best in order
     public Response post(String path, byte[]... parts) throws IOException {
         long contentLength = 0;
         for (byte[] p : parts) {

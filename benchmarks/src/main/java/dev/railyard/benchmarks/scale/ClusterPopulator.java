@@ -68,6 +68,7 @@ final class ClusterPopulator {
         this.objects = new ScaleObjects(ser, networks);
     }
 
+    // MethodLength: long because the population steps run in the order the API server needs them, each a few lines
     Populated populate() {
         Map<String, Double> steps = new LinkedHashMap<>();
         Map<String, Integer> counts = new LinkedHashMap<>();
