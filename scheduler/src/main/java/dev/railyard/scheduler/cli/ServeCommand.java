@@ -21,6 +21,7 @@ import dev.railyard.scheduler.server.ConnectionTimeouts;
 import dev.railyard.scheduler.server.ExtenderServer;
 import dev.railyard.scheduler.server.ReadinessProbe;
 import dev.railyard.scheduler.server.ReloadableKeyManager;
+import dev.railyard.scheduler.server.RequestBodyBudget;
 import dev.railyard.scheduler.server.ServerSettings;
 import dev.railyard.scheduler.server.TlsSettings;
 import dev.railyard.topology.InputException;
@@ -84,6 +85,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-request-size", paramLabel = "SIZE",
             description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi); larger gets 413.")
     String maxRequestSize;
+
+    @Option(names = "--request-bytes-in-flight", paramLabel = "SIZE", description = "Request-body bytes held at once "
+            + "across all requests (default: a quarter of the heap); a request that cannot get its share within 0.5s gets 429.")
+    String requestBytesInFlight;
 
     @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
             description = "Close a connection whose request has not fully arrived this long after its first byte "
@@ -479,7 +484,10 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new InputException(e.getMessage() + where);
         }
-        ServerSettings server = new ServerSettings(new InetSocketAddress(inet, p), limit, tls, connections);
+        RequestBodyBudget budget = requestBytesInFlight == null ? RequestBodyBudget.fromHeap()
+                : new RequestBodyBudget(Math.max(parseSize(requestBytesInFlight, "request bytes in flight", ""), 1024),
+                        RequestBodyBudget.DEFAULT_WAIT);
+        ServerSettings server = new ServerSettings(new InetSocketAddress(inet, p), limit, tls, connections, null, budget);
 
         int neutral = first(neutralScore, file.placement().neutralScore(), 50);
         if (neutral < 0 || neutral > 100) {
@@ -542,14 +550,18 @@ final class ServeCommand implements Callable<Integer> {
 
     /** Parses a byte size: a plain number or a Kubernetes quantity ({@code 64Mi}, {@code 100M}). */
     static long parseSize(String text, String where) {
+        return parseSize(text, "max request size", where);
+    }
+
+    static long parseSize(String text, String what, String where) {
         BigDecimal v;
         try {
-            v = PodJson.parseQuantity(text.trim(), "config", "max request size");
+            v = PodJson.parseQuantity(text.trim(), "config", what);
         } catch (WireFormatException e) {
-            throw new InputException("max request size \"" + text + "\" is not a byte count or quantity like 64Mi" + where);
+            throw new InputException(what + " \"" + text + "\" is not a byte count or quantity like 64Mi" + where);
         }
         if (v.signum() <= 0 || v.compareTo(BigDecimal.valueOf(ServerSettings.MAX_CONFIGURABLE_BYTES)) > 0) {
-            throw new InputException("max request size must be 1 byte to 2Gi, got " + text + where);
+            throw new InputException(what + " must be 1 byte to 2Gi, got " + text + where);
         }
         return v.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
     }
