@@ -9,6 +9,7 @@ import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodJson;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.WireReply;
 import dev.railyard.scheduler.protocol.kube.Binder;
 import dev.railyard.scheduler.protocol.kube.KubeExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoExtender;
@@ -278,7 +279,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             stopped.countDown();
         }, "railyard-shutdown"));
-        logWhoMayCall(log, r);
+        logWhoMayCall(log, r, noCluster ? "" : " and " + ExplainEndpoint.PATH);
         if (noCluster) {
             log.warn("--no-cluster: no Kubernetes API server, so every answer is neutral (all nodes pass with score "
                     + "{}, gang admission abstains, gangs are ready) and kube-scheduler binds are refused", r.neutralScore());
@@ -291,7 +292,7 @@ final class ServeCommand implements Callable<Integer> {
      * Mounts the Volcano verbs on the main port, and the kube-scheduler verbs and {@code /explain} where they may be
      * called (docs/adr/0010-authenticated-callers.md): the secure port, or a loopback main port, else nowhere.
      */
-    private static void mountVerbs(Resolved r, ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
+    static void mountVerbs(Resolved r, ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
                                    PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
                                    Map<String, VerbHandler> secureRoutes) {
         Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
@@ -310,25 +311,28 @@ final class ServeCommand implements Callable<Integer> {
         } else if (loopback(r)) {
             routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
         }
-        if (wiring != null && (r.secure() != null || loopback(r))) {
-            (r.secure() != null ? secureRoutes : routes).putAll(wiring.serviceRoutes());
+        if (r.secure() != null || loopback(r)) {
+            (r.secure() != null ? secureRoutes : routes).putAll(wiring != null ? wiring.serviceRoutes()
+                    : Map.of(ExplainEndpoint.PATH, VerbHandler.constant(WireReply.text(404, NO_CLUSTER_EXPLAIN))));
         }
     }
+
+    static final String NO_CLUSTER_EXPLAIN = "/explain needs a cluster (serve without --no-cluster)";
 
     private static boolean loopback(Resolved r) {
         return r.server().address().getAddress().isLoopbackAddress();
     }
 
     /** One line on where each verb family is served, and a warning when the kube-scheduler verbs are off. */
-    private static void logWhoMayCall(Logger log, Resolved r) {
+    private static void logWhoMayCall(Logger log, Resolved r, String andExplain) {
         if (r.secure() != null) {
-            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {} and {} on the secure port {} (client "
-                            + "certificate from {} required; /explain needs a bearer token)", VolcanoExtender.PREFIX,
-                    hostPort(r.server().address()), KubeExtender.PREFIX, ExplainEndpoint.PATH, r.secure().port(),
-                    r.secure().clientCa().caBundle());
+            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {}{} on the secure port {} (client "
+                            + "certificate from {} required{})", VolcanoExtender.PREFIX,
+                    hostPort(r.server().address()), KubeExtender.PREFIX, andExplain, r.secure().port(),
+                    r.secure().clientCa().caBundle(), andExplain.isEmpty() ? "" : "; /explain needs a bearer token");
         } else if (loopback(r)) {
-            log.info("serving Volcano verbs {}, kube-scheduler verbs {} and {} on {} (loopback: no authentication)",
-                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, ExplainEndpoint.PATH, hostPort(r.server().address()));
+            log.info("serving Volcano verbs {}, kube-scheduler verbs {}{} on {} (loopback: no authentication)",
+                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, andExplain, hostPort(r.server().address()));
         } else {
             log.info("serving Volcano verbs {} on {}", VolcanoExtender.PREFIX, hostPort(r.server().address()));
             log.warn("kube-scheduler verbs {} and {} are off: beyond loopback they are served only on a secure port "

@@ -83,8 +83,8 @@ public final class ExtenderServer implements AutoCloseable {
     private static final byte[] NO_BODY = new byte[0];
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
     private static final int BACKLOG = 1024;
-    /** Request bytes of a built-in endpoint read to reach the end of the request (what the JDK would drain). */
-    private static final long BUILT_IN_DRAIN = 64 * 1024;
+    /** Unread request bytes read to reach the end of a request whose connection is kept (what the JDK drains). */
+    private static final long KEEP_ALIVE_DRAIN = 64 * 1024;
 
     private record Route(String protocol, String verb, VerbHandler handler) {
     }
@@ -238,12 +238,14 @@ public final class ExtenderServer implements AutoCloseable {
         try {
             WireReply reply;
             if (route == null) {
-                drain(ex.getRequestBody());
                 reply = builtIn(ex, path);
             } else {
                 reply = serveVerb(ex, route);
             }
             status = reply.status();
+            if (!"close".equalsIgnoreCase(ex.getResponseHeaders().getFirst("Connection"))) {
+                drain(ex.getRequestBody()); // what the JDK would drain to keep the connection; a closing reply skips it
+            }
             send(ex, reply);
         } catch (IOException e) {
             // the client went away mid-exchange; nothing to answer
@@ -457,9 +459,9 @@ public final class ExtenderServer implements AutoCloseable {
                 remote.getPort()).substring(6));
     }
 
-    /** Reads up to {@link #BUILT_IN_DRAIN} bytes of a body nobody needs, to its end if it is that short. */
+    /** Reads up to {@link #KEEP_ALIVE_DRAIN} bytes of a body nobody needs, to its end if it is that short. */
     private static void drain(InputStream in) throws IOException {
-        long left = BUILT_IN_DRAIN;
+        long left = KEEP_ALIVE_DRAIN;
         long n;
         while (left > 0 && (n = in.skip(left)) > 0) {
             left -= n;

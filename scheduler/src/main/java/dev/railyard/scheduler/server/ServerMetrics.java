@@ -45,6 +45,9 @@ public final class ServerMetrics {
 
     /** Registers the gauges of the request-body budget (once per registry; later calls keep the first). */
     void bodyBudget(RequestBodyBudget budget) {
+        if (registry.find("railyard.extender.request.body.budget").gauge() != null) {
+            return;
+        }
         Gauge.builder("railyard.extender.request.body.in.flight", budget, RequestBodyBudget::bytesInFlight)
                 .description("Request-body bytes held in memory now").baseUnit("bytes").register(registry);
         Gauge.builder("railyard.extender.request.body.budget", budget, RequestBodyBudget::bytes)
