@@ -1,8 +1,8 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.delivery;
 
+import dev.railyard.scheduler.hints.PlacementHints;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
-
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 

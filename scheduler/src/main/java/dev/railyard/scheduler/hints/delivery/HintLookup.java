@@ -1,4 +1,4 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.delivery;
 
 import java.util.Map;
 import java.util.Objects;

@@ -1,8 +1,9 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.podenv;
 
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.api.hints.PlacementHint.GpuHint;
 import dev.railyard.api.topology.PcieDistance;
+import dev.railyard.scheduler.hints.SeedNode;
 import dev.railyard.scheduler.hints.SeedNode.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

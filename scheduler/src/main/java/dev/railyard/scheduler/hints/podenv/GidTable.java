@@ -1,4 +1,4 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.podenv;
 
 import java.io.IOException;
 import java.net.Inet4Address;

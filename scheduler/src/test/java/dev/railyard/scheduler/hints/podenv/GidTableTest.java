@@ -1,5 +1,6 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.podenv;
 
+import dev.railyard.scheduler.hints.SeedNode;
 import dev.railyard.scheduler.hints.SeedNode.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

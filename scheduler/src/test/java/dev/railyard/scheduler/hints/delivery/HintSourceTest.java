@@ -1,4 +1,4 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.delivery;
 
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.RecordingDecisions;

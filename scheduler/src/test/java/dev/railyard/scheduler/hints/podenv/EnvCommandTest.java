@@ -1,8 +1,12 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.podenv;
 
 import dev.railyard.api.hints.NcclVersion;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.scheduler.cli.RailyardCommand;
+import dev.railyard.scheduler.hints.HintFileTest;
+import dev.railyard.scheduler.hints.NcclSyntax;
+import dev.railyard.scheduler.hints.NcclSyntaxTest;
+import dev.railyard.scheduler.hints.SeedNode;
 import dev.railyard.scheduler.hints.SeedNode.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

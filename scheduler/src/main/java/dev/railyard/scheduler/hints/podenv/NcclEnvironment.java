@@ -1,9 +1,10 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.podenv;
 
 import dev.railyard.api.hints.NcclVersion;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.api.hints.PlacementHint.GpuHint;
 import dev.railyard.api.topology.PcieDistance;
+import dev.railyard.scheduler.hints.NcclSyntax;
 import dev.railyard.topology.discovery.PciBusId;
 
 import java.io.IOException;

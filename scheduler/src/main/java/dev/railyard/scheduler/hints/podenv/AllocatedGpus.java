@@ -1,4 +1,4 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.podenv;
 
 import dev.railyard.topology.discovery.PciBusId;
 

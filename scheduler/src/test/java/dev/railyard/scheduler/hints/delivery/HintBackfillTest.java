@@ -1,7 +1,8 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.delivery;
 
 import dev.railyard.api.hints.HintAnnotations;
-import dev.railyard.scheduler.hints.HintBackfill.Outcome;
+import dev.railyard.scheduler.hints.HintFixtures;
+import dev.railyard.scheduler.hints.delivery.HintBackfill.Outcome;
 import dev.railyard.scheduler.protocol.PodRef;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PodBuilder;

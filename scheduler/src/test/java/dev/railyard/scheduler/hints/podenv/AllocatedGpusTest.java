@@ -1,6 +1,6 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.podenv;
 
-import dev.railyard.scheduler.hints.AllocatedGpus.GpuId;
+import dev.railyard.scheduler.hints.podenv.AllocatedGpus.GpuId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,4 +1,4 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.delivery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,6 +1,7 @@
-package dev.railyard.scheduler.hints;
+package dev.railyard.scheduler.hints.delivery;
 
 import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.scheduler.hints.HintFixtures;
 import dev.railyard.scheduler.protocol.RecordingDecisions;
 import dev.railyard.scheduler.protocol.WireReply;
 import dev.railyard.scheduler.protocol.WireResources;
