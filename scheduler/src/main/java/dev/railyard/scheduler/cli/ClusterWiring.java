@@ -108,7 +108,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
                 leadership.onLost(), registry);
         ReadinessProbe readiness = () -> {
             if (!cache.synced()) {
-                return Optional.of("cluster cache informers have not synced");
+                return Optional.of("cluster cache has not synced: waiting for " + cache.notSynced().stream()
+                        .map(k -> k.kind()).collect(java.util.stream.Collectors.joining(", ")));
             }
             cache.snapshot(); // the first view is made here, not in the first scheduler call after a (re)start
             if (election != null && election.routesByReadiness()) {

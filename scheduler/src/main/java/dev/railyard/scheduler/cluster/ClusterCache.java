@@ -52,6 +52,8 @@ public final class ClusterCache implements AutoCloseable {
      * list): the state is fed by the store before that, so it then holds every listed object.
      */
     private final Set<WatchedKind> delivered = ConcurrentHashMap.newKeySet();
+    /** Optional kinds found not installed at their last try (their CRD is missing): nothing to wait for. */
+    private final Set<WatchedKind> absent = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService recheck = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "railyard-crd-recheck");
         t.setDaemon(true);
@@ -60,6 +62,12 @@ public final class ClusterCache implements AutoCloseable {
     private final Duration crdRecheck;
     /** Set once every kind has been tried: until then {@link #synced()} is false even if the first informers are. */
     private volatile boolean firstPassDone;
+    /**
+     * Set once every watched kind has synced or is known not to be installed, so {@link #synced()} costs one read per
+     * call; cleared when the set of informers changes (a CRD appears, a start fails), which makes the next call
+     * check again.
+     */
+    private volatile boolean allSynced;
     private volatile boolean closed;
 
     /**
@@ -118,12 +126,14 @@ public final class ClusterCache implements AutoCloseable {
     private void startOne(WatchedKind kind) {
         try {
             if (kind.optional() && !client.supports(kind.apiVersion(), kind.kind())) {
+                absent.add(kind);
                 state.disabled(disabled());
                 if (reportedMissing.putIfAbsent(kind, Boolean.TRUE) == null) {
                     LOG.warn("{} is not installed: {} is off until its CRD appears", kind, kind.feature());
                 }
                 return;
             }
+            absent.remove(kind);
             SharedIndexInformer<GenericKubernetesResource> informer = inform(kind);
             if (closed) {
                 informers.remove(kind, informer);
@@ -224,12 +234,14 @@ public final class ClusterCache implements AutoCloseable {
         });
         // in the map before its first list, so a view that shows its objects never calls the kind disabled
         informers.put(kind, informer);
+        allSynced = false;
         state.disabled(disabled());
         try {
             informer.run();
         } catch (RuntimeException e) {
             informers.remove(kind, informer);
             delivered.remove(kind);
+            allSynced = false;
             state.disabled(disabled());
             informer.close();
             throw e;
@@ -244,13 +256,40 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * @return true when every started informer has listed its objects once and handed all of them to the state (a
-     *         view made then holds every listed object)
+     * @return true when every watched kind has synced ({@link #notSynced()} is empty): its informer has listed its
+     *         objects once and handed all of them to the state (a view made then holds every listed object), or its
+     *         CRD is not installed. A kind whose watch could not start keeps this false until a retry lists it.
      */
     public boolean synced() {
-        return firstPassDone && !informers.isEmpty()
-                && informers.values().stream().allMatch(SharedIndexInformer::hasSynced)
-                && delivered.containsAll(informers.keySet());
+        if (allSynced) {
+            return true;
+        }
+        boolean now = notSynced().isEmpty();
+        if (now) {
+            allSynced = true;
+        }
+        return now;
+    }
+
+    /**
+     * @return the watched kinds not synced yet, in {@link WatchedKind#ALL}'s order: those whose informer has not
+     *         listed and handed its objects to the state, and those whose watch could not start (an API server that
+     *         timed out, a refused request): a kind counts as synced only once listed, or when its CRD is known not
+     *         to be installed (found so by a try that ended: before the first pass over the kinds ends, a kind
+     *         not yet tried is listed here).
+     */
+    public List<WatchedKind> notSynced() {
+        boolean tried = firstPassDone;
+        List<WatchedKind> waiting = new java.util.ArrayList<>();
+        for (WatchedKind kind : WatchedKind.ALL) {
+            SharedIndexInformer<GenericKubernetesResource> informer = informers.get(kind);
+            boolean ok = informer != null ? informer.hasSynced() && delivered.contains(kind)
+                    : tried && absent.contains(kind);
+            if (!ok) {
+                waiting.add(kind);
+            }
+        }
+        return waiting;
     }
 
     /** @return kinds whose CRD is not installed right now */

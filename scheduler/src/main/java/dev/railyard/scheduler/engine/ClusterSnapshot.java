@@ -25,6 +25,8 @@ public final class ClusterSnapshot {
     private final AddressPools pools;
     private final List<String> nodeNames;
     private final int nodeNamesHash;
+    /** {@link #networks()}'s hash code, computed on first use (0: not yet; a racy but idempotent cache). */
+    private int networksHash;
 
     /**
      * @param nodes    the nodes
@@ -128,6 +130,19 @@ public final class ClusterSnapshot {
     /** @return every network by {@code namespace/name} */
     public Map<String, SecondaryNetwork> networks() {
         return networks;
+    }
+
+    /**
+     * @return {@code networks().hashCode()}, computed once per snapshot: the engine's answer caches key on the
+     *         networks, and hashing the whole map on every call showed in profiles (docs/performance.md)
+     */
+    public int networksHash() {
+        int h = networksHash;
+        if (h == 0) {
+            h = networks.hashCode() | 1;   // never 0 again: 0 means "not computed"
+            networksHash = h;
+        }
+        return h;
     }
 
     /** @return the fabric model */

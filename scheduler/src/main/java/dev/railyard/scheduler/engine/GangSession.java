@@ -38,6 +38,15 @@ public final class GangSession {
     private final ConcurrentMap<String, ConcurrentMap<String, String>> tentative = new ConcurrentHashMap<>();
     private final Cache<String, Steered> steered = thirtyMinutes(100_000);
     private final Cache<String, PlanOutcome> plans = thirtyMinutes(10_000);
+    /**
+     * gang key → the last {@link #boundAsPlanned} answer, reused while both the gang (read once per cluster view)
+     * and its plan are the same instances: a predicate storm then checks the plan's members once per view, not on
+     * every call. The gang is held weakly: it reaches its cluster view, which must not outlive the calls using it.
+     */
+    private final Cache<String, BoundCheck> boundChecks = thirtyMinutes(10_000);
+
+    private record BoundCheck(java.lang.ref.WeakReference<Gang> gang, PlanOutcome outcome, boolean asPlanned) {
+    }
     private volatile Memo memo;
 
     /**
@@ -138,7 +147,7 @@ public final class GangSession {
         // plan every unbound member, those Volcano holds tentatively included, so the plan stays the same for the
         // whole session; the gang keeps the plan it was first given while it still names this pod
         PlanOutcome outcome = plans.getIfPresent(gang.key());
-        if (planned(outcome, podName) == null || !boundAsPlanned(gang, outcome)) {
+        if (planned(outcome, podName) == null || !boundAsPlannedOnce(gang, outcome)) {
             outcome = planFor(snapshot, gang, toPlace);
             if (outcome != null && outcome.schedulable()) {
                 plans.put(gang.key(), outcome);
@@ -206,6 +215,17 @@ public final class GangSession {
             }
         }
         return null;
+    }
+
+    /** {@link #boundAsPlanned}, memoised per gang instance and plan instance (both immutable). */
+    private boolean boundAsPlannedOnce(Gang gang, PlanOutcome outcome) {
+        BoundCheck last = boundChecks.getIfPresent(gang.key());
+        if (last != null && last.gang().get() == gang && last.outcome() == outcome) {
+            return last.asPlanned();
+        }
+        boolean ok = boundAsPlanned(gang, outcome);
+        boundChecks.put(gang.key(), new BoundCheck(new java.lang.ref.WeakReference<>(gang), outcome, ok));
+        return ok;
     }
 
     /**

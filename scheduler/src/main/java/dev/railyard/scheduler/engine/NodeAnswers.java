@@ -42,9 +42,18 @@ public final class NodeAnswers {
     private final Cache<Question, ConcurrentMap<String, Answer>> scores = cache();
     private volatile Unpooled unpooled;
 
-    private record Question(Map<String, SecondaryNetwork> networks, FabricIdentity fabric, int gpus,
+    /**
+     * The key of a cached answer. {@code hash} comes first and is compared first, so questions that differ are told
+     * apart without comparing the networks map; it is computed once per question from the snapshot's memoised
+     * networks hash ({@link ClusterSnapshot#networksHash}) and the pod's parts.
+     */
+    private record Question(int hash, Map<String, SecondaryNetwork> networks, FabricIdentity fabric, int gpus,
                             Map<String, Long> rdma, PodNetworksRequest podNetworks, boolean hostNetwork,
                             RequiredNodeAffinity affinity, PlacementPolicy policy, GangContext context) {
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     /** A fabric compared by identity (models are immutable and rebuilt only when their inputs change). */
@@ -76,8 +85,11 @@ public final class NodeAnswers {
     }
 
     private static Question question(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx) {
-        return new Question(s.networks(), new FabricIdentity(s.fabric()), pod.gpus(), pod.rdmaResources(),
-                pod.networks(), pod.hostNetwork(), pod.nodeAffinity(), policy, ctx);
+        FabricIdentity fabric = new FabricIdentity(s.fabric());
+        int hash = java.util.Objects.hash(s.networksHash(), fabric, pod.gpus(), pod.rdmaResources(), pod.networks(),
+                pod.hostNetwork(), pod.nodeAffinity(), policy, ctx);
+        return new Question(hash, s.networks(), fabric, pod.gpus(), pod.rdmaResources(), pod.networks(),
+                pod.hostNetwork(), pod.nodeAffinity(), policy, ctx);
     }
 
     private ClusterSnapshot withoutPools(ClusterSnapshot s) {

@@ -192,4 +192,41 @@ class ClusterCacheTest {
             assertThat(later.coschedulingGroup("prod/cgang").minMember()).isEqualTo(2);
         }
     }
+
+    /**
+     * Issue 14: at 5,000 nodes a watch timed out under load, the other kinds synced, and the cache called itself
+     * synced (so {@code /readyz} said ready) while the failed kind waited 30 s for its retry: serve answered neutrally
+     * after it said ready. A kind whose watch could not start now keeps the cache unsynced until a retry lists it.
+     */
+    @Test
+    void aKindWhoseWatchFailedKeepsTheCacheUnsyncedUntilItsRetryListsIt() {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-a1").endMetadata().build()).create();
+        client.pods().inNamespace("prod").resource(new PodBuilder().withNewMetadata().withName("p0")
+                .withNamespace("prod").endMetadata().build()).create();
+        // the first list of pods is refused (as a timed-out or throttled request under load would end the try);
+        // the retry, crdRecheck later, is answered by the CRUD server
+        server.expect().get().withPath(POD_LIST).andReturn(403, "{\"kind\":\"Status\",\"code\":403}").once();
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream stderr = System.err;
+        try (ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
+                Duration.ofSeconds(3), new ClusterState(null, null, null, Clock.systemUTC()))) {
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            cache.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> captured.toString(StandardCharsets.UTF_8)
+                    .contains("cannot watch Pod.core/v1"));
+            // the Node informer and every optional kind's look-up are done; the pods are not
+            await().atMost(Duration.ofSeconds(10)).until(() -> !cache.notSynced().contains(WatchedKind.NODE));
+            assertThat(cache.notSynced()).contains(WatchedKind.POD);
+            // whenever the cache says synced, the pods are in its view: before the fix it said synced at the end
+            // of the first pass, with no pods
+            await().atMost(Duration.ofSeconds(15)).until(cache::synced);
+            assertThat(cache.snapshot().pods().keySet()).containsExactly("prod/p0");
+            assertThat(cache.notSynced()).isEmpty();
+        } finally {
+            System.setErr(stderr);
+        }
+    }
+
+    /** The path of the Pod informer's first list in fabric8 8.0 (all namespaces). */
+    private static final String POD_LIST = "/api/v1/pods?resourceVersion=0";
 }
