@@ -75,7 +75,7 @@ public final class HintAnnotations {
 
     /**
      * State: an address hold Railyard took for the pod and has not seen settled yet (JSON: uid, node, by, since,
-     * until; docs/adr/0009-address-holds.md). Written on the pod by Volcano's {@code allocateFunc} and carried by the
+     * until; docs/adr/0011-address-holds.md). Written on the pod by Volcano's {@code allocateFunc} and carried by the
      * Binding of kube-scheduler's {@code bind}, so a restarted replica or a new leader keeps the hold.
      */
     public static final String ADDRESS_HOLD = PREFIX + "address-hold";

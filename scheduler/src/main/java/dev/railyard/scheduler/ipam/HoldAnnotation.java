@@ -11,7 +11,7 @@ import java.time.Instant;
 
 /**
  * The {@value HintAnnotations#ADDRESS_HOLD} annotation: a hold written on the pod it is for, so that it outlives the
- * replica that took it (docs/adr/0009-address-holds.md). One small JSON object:
+ * replica that took it (docs/adr/0011-address-holds.md). One small JSON object:
  * <pre>{"uid":"6f1c…","node":"gpu-a1","by":"volcano allocateFunc","since":"2026-12-01T17:40:00.123Z",
  *  "until":"2026-12-01T17:45:00.123Z"}</pre>
  * {@code by} is {@link HoldOrigin#words()}; times are RFC 3339 UTC. The networks are the pod's own multus annotation.

@@ -16,7 +16,7 @@ import java.util.Set;
 /**
  * The whereabouts address ledger: free addresses per pool exactly as whereabouts counts them, minus the addresses
  * promised and not recorded yet, checked for whole gangs at once; and the holds that make those promises, in the
- * manner of kube-scheduler's assume cache (docs/adr/0009-address-holds.md).
+ * manner of kube-scheduler's assume cache (docs/adr/0011-address-holds.md).
  *
  * <p>For every network a pod attaches ({@link NetworkSelectionParser}), the ledger resolves the
  * NetworkAttachmentDefinition (and the MacvlanNetwork that rendered it), reads its whereabouts IPAM config

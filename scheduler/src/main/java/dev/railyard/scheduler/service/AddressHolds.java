@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One reservation model for both schedulers (docs/adr/0009-address-holds.md), in the spirit of kube-scheduler's
+ * One reservation model for both schedulers (docs/adr/0011-address-holds.md), in the spirit of kube-scheduler's
  * assume cache: every hold is taken in the {@link IpPoolLedger} atomically with the check, names the pod (UID), the
  * node, the pools and interfaces, who took it and until when, and ends on release, when the pool records the
  * address, when the pod goes, or at its expiry.

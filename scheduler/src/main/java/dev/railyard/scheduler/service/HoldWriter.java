@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * Writes address holds onto the pods they are for ({@code railyard.dev/address-hold},
  * {@link dev.railyard.scheduler.ipam.HoldAnnotation}), so that a restarted replica or a new leader keeps them
- * (docs/adr/0009-address-holds.md). Implementations are thread-safe.
+ * (docs/adr/0011-address-holds.md). Implementations are thread-safe.
  */
 public interface HoldWriter {
 

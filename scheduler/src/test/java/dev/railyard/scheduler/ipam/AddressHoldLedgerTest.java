@@ -13,7 +13,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The ledger's holds as the reservation model describes them (docs/adr/0009-address-holds.md): who, since, until,
+ * The ledger's holds as the reservation model describes them (docs/adr/0011-address-holds.md): who, since, until,
  * a pod's own hold not counted against it, persisted holds adopted after a restart, releases not undone by an
  * annotation still in the cluster, a Binding that never landed.
  *

@@ -39,7 +39,7 @@ import static dev.railyard.scheduler.cluster.ClusterFixtures.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The reservation model through the protocol port (docs/adr/0009-address-holds.md): Volcano's allocateFunc holds
+ * The reservation model through the protocol port (docs/adr/0011-address-holds.md): Volcano's allocateFunc holds
  * and writes the hold on the pod, a restarted replica adopts the written holds, kube's bind checks the pod and holds
  * before its Binding, and a gang short of addresses is refused for every task with one reason (issue 19).
  *
