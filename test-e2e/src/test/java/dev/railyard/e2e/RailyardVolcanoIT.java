@@ -313,6 +313,53 @@ class RailyardVolcanoIT {
                 .isEqualTo(awaitAnnotation(second.get(1).getMetadata().getName(), HintAnnotations.RAILS));
     }
 
+    @Test
+    @Order(8)
+    void gangThatFitsInOneNvlinkDomainIsPlacedThereAndItsHintsSaySo() {
+        // GPU feature discovery's clique label, <cluster UUID>.<clique id> (docs/formats/nvlink-clique.md, from
+        // k8s-device-plugin v0.20.0 internal/lm/imex.go). Only gpu-b2 and gpu-b4 share a domain; every other node has
+        // none. The seed nodes are PCIe machines (no real NVLink fabric): here they only carry the label the planner
+        // reads. Without the label a two-node gang has no reason to prefer this pair over gpu-a1/gpu-a2 (same leaf,
+        // same PIX pairs), so landing on exactly {gpu-b2, gpu-b4} shows the label was used.
+        String domain = "6a1c0f5e-3b7d-4f2a-9c11-0d5e2b7a8c90.1";
+        List<String> nvl = List.of("gpu-b2", "gpu-b4");
+        setClique(nvl, domain);
+        try {
+            client.resource(SeedWorkloads.gangJob(client, "nvl-gang", 2, 8, Map.of(), List.of())).create();
+            List<Pod> pods = view.awaitJobBound("nvl-gang", 2, BIND);
+            assertThat(pods.stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet()))
+                    .as("nodes of a 2-pod gang with an NVLink domain of two free nodes")
+                    .containsExactlyInAnyOrderElementsOf(nvl);
+            Set<Integer> ranks = new TreeSet<>();
+            for (Pod p : pods) {
+                String name = p.getMetadata().getName();
+                JsonNode nvlink = awaitHint(name).path("nvlink");
+                // both ranks of the gang are in the pod's domain, so they talk over NVLink (docs/hints.md)
+                assertThat(nvlink.path("domain").asText()).as("hint nvlink.domain of " + name).isEqualTo(domain);
+                assertThat(nvlink.path("peers").asInt()).as("hint nvlink.peers of " + name).isEqualTo(2);
+                nvlink.path("ranks").forEach(r -> ranks.add(r.asInt()));
+                assertThat(awaitAnnotation(name, HintAnnotations.NVLINK_DOMAIN)).isEqualTo(domain);
+            }
+            assertThat(ranks).as("ranks named in the two hints").containsExactly(0, 1);
+        } finally {
+            setClique(nvl, null);
+        }
+    }
+
+    /** Sets (or, with {@code null}, removes) GPU feature discovery's clique label on the nodes. */
+    private void setClique(List<String> nodes, String value) {
+        for (String n : nodes) {
+            client.nodes().withName(n).edit(node -> {
+                if (value == null) {
+                    node.getMetadata().getLabels().remove(dev.railyard.topology.fabric.NvlinkDomains.CLIQUE_LABEL);
+                } else {
+                    node.getMetadata().getLabels().put(dev.railyard.topology.fabric.NvlinkDomains.CLIQUE_LABEL, value);
+                }
+                return node;
+            });
+        }
+    }
+
     private JsonNode awaitHint(String pod) {
         return SeedCluster.json(awaitAnnotation(pod, HintAnnotations.PLACEMENT));
     }

@@ -4,6 +4,7 @@ import dev.railyard.api.topology.NodeTopologySpec;
 import dev.railyard.topology.discovery.NvidiaSmiTopoParser;
 import dev.railyard.topology.discovery.TopologyFormat;
 import dev.railyard.topology.discovery.TopologyParser;
+import dev.railyard.topology.discovery.lspci.LspciTopologyParser;
 import dev.railyard.topology.discovery.nccl.NcclTopoXmlParser;
 import dev.railyard.topology.discovery.sysfs.SysfsTopologyParser;
 import dev.railyard.topology.pairing.RailPairing;
@@ -49,13 +50,15 @@ public final class TopologyReader {
         m.put(TopologyFormat.NVIDIA_SMI, NvidiaSmiTopoParser::new);
         m.put(TopologyFormat.SYSFS, SysfsTopologyParser::new);
         m.put(TopologyFormat.NCCL_XML, NcclTopoXmlParser::new);
+        m.put(TopologyFormat.LSPCI, LspciTopologyParser::new);
         return m;
     }
 
     /**
      * Detects, parses and pairs.
      *
-     * @param input  a file (nvidia-smi text, NCCL XML), a directory or {@code .tar.gz} (sysfs snapshot)
+     * @param input  a file (nvidia-smi text, NCCL XML, lspci -tv text), a directory or {@code .tar.gz} (sysfs
+     *               snapshot)
      * @param format the format, or {@link TopologyFormat#AUTO} to detect it ({@link TopologyFormat#detect(Path)})
      * @return the node model with {@code pairs} and {@code excluded} filled in; {@code complete == false} with
      *         warnings when the input was damaged but usable

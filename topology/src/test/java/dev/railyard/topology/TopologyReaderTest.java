@@ -37,8 +37,11 @@ class TopologyReaderTest {
     void mapsCommandLineNames() {
         assertThat(TopologyFormat.fromCliName("nvidia-smi")).isEqualTo(TopologyFormat.NVIDIA_SMI);
         assertThat(TopologyFormat.fromCliName("NCCL-XML")).isEqualTo(TopologyFormat.NCCL_XML);
-        assertThatThrownBy(() -> TopologyFormat.fromCliName("lspci")).isInstanceOf(InputException.class)
-                .hasMessage("unknown topology format 'lspci'; expected one of auto, nvidia-smi, sysfs, nccl-xml");
+        // issue 17 made lspci -tv an input format; an unknown name still lists every accepted one
+        assertThat(TopologyFormat.fromCliName("lspci")).isEqualTo(TopologyFormat.LSPCI);
+        assertThatThrownBy(() -> TopologyFormat.fromCliName("dmesg")).isInstanceOf(InputException.class)
+                .hasMessage("unknown topology format 'dmesg'; expected one of auto, nvidia-smi, sysfs, nccl-xml, "
+                        + "lspci");
     }
 
     @Test

@@ -19,6 +19,8 @@ import java.util.List;
  *       <td>{@code any}, or the PodGroup's {@code networkTopology}</td></tr>
  *   <tr><td>{@value #FABRIC_SCOPE_POLICY}</td><td>{@code required | preferred}</td><td>{@code required}</td></tr>
  *   <tr><td>{@value #RANK_ORDER}</td><td>{@code fabric | none}</td><td>{@code fabric}</td></tr>
+ *   <tr><td>{@value #NCCL_VERSION}</td><td>{@code MAJOR.MINOR[.PATCH]}</td><td>none: settings every NCCL release
+ *       accepts</td></tr>
  * </table>
  *
  * <p>Placement hints (outputs, written with the Binding so they appear in the same pod version as
@@ -55,6 +57,12 @@ public final class HintAnnotations {
      * that neighbouring ranks share switches; {@code none} writes no rank.
      */
     public static final String RANK_ORDER = PREFIX + "rank-order";
+    /**
+     * The NCCL release the job runs ({@code 2.30.7}); from {@link NcclVersion#RAIL_PLANE} on, {@code NCCL_IB_HCA}
+     * carries each HCA's rail (and plane where known) and {@code NCCL_NET_MERGE_POLICY=RAIL} is set. Absent: the
+     * syntax every release accepts.
+     */
+    public static final String NCCL_VERSION = PREFIX + "nccl-version";
 
     /** Output: the versioned JSON {@link PlacementHint}. */
     public static final String PLACEMENT = PREFIX + "placement";
@@ -68,6 +76,15 @@ public final class HintAnnotations {
     public static final String NCCL_IB_ADDR_FAMILY = PREFIX + "nccl-ib-addr-family";
     /** Output: {@code NCCL_NET_GDR_LEVEL} value, present only when a pair is farther than PXB. */
     public static final String NCCL_NET_GDR_LEVEL = PREFIX + "nccl-net-gdr-level";
+    /** Output: {@code NCCL_NET_GDR_C2C} value {@code 1}, present when a GPU–HCA pair is P2C (C2C-attached GPU). */
+    public static final String NCCL_NET_GDR_C2C = PREFIX + "nccl-net-gdr-c2c";
+    /** Output: {@code NCCL_NET_MERGE_POLICY} value {@code RAIL}, present with the NCCL ≥ 2.30.5 syntax. */
+    public static final String NCCL_NET_MERGE_POLICY = PREFIX + "nccl-net-merge-policy";
+    /**
+     * Output: the pod's NVLink domain ({@code nvidia.com/gpu.clique} value) when ranks of its gang share it: those
+     * ranks talk over NVLink, not RDMA.
+     */
+    public static final String NVLINK_DOMAIN = PREFIX + "nvlink-domain";
     /** Output: the pod's rank in the gang (0-based), absent with {@code rank-order: none}. */
     public static final String RANK = PREFIX + "rank";
     /** Output: the rail indices of the pod's GPUs in local-rank order, comma-separated ({@code 0,1,2,3}). */

@@ -39,9 +39,14 @@ import java.util.Map;
  * @param railChoice how the GPUs were chosen when the pod is not on the node its gang plan gave it (see
  *                 {@link RailChoice}); null, and absent from the JSON, when the hint is the plan's own entry for the
  *                 pod (JSON {@code "railChoice"}, optional in version 1)
+ * @param ncclVersion the NCCL release the {@code nccl} settings are written for ({@link NcclVersion}, from the job's
+ *                 {@value HintAnnotations#NCCL_VERSION}); null, and absent from the JSON, for the syntax every release
+ *                 accepts (JSON {@code "ncclVersion"}, optional in version 1)
+ * @param nvlink   the pod's NVLink domain and the gang ranks in it ({@link NvlinkPeers}); null, and absent from the
+ *                 JSON, when the node is in no NVLink domain (JSON {@code "nvlink"}, optional in version 1)
  */
 @JsonPropertyOrder({"version", "node", "gang", "gangSize", "rank", "fabric", "gpus", "nccl", "nodeGpus",
-        "railChoice"})
+        "railChoice", "ncclVersion", "nvlink"})
 public record PlacementHint(@JsonProperty("version") int version,
                             @JsonProperty("node") String node,
                             @JsonProperty("gang") String gang,
@@ -52,7 +57,11 @@ public record PlacementHint(@JsonProperty("version") int version,
                             @JsonProperty("nccl") NcclSettings nccl,
                             @JsonProperty("nodeGpus") List<GpuHint> nodeGpus,
                             @JsonProperty("railChoice") @JsonInclude(JsonInclude.Include.NON_NULL)
-                            RailChoice railChoice) {
+                            RailChoice railChoice,
+                            @JsonProperty("ncclVersion") @JsonInclude(JsonInclude.Include.NON_NULL)
+                            String ncclVersion,
+                            @JsonProperty("nvlink") @JsonInclude(JsonInclude.Include.NON_NULL)
+                            NvlinkPeers nvlink) {
     /** The schema version this class writes. */
     public static final int VERSION = 1;
 
@@ -60,6 +69,46 @@ public record PlacementHint(@JsonProperty("version") int version,
         fabric = fabric == null ? List.of() : List.copyOf(fabric);
         gpus = gpus == null ? List.of() : List.copyOf(gpus);
         nodeGpus = nodeGpus == null ? List.of() : List.copyOf(nodeGpus);
+    }
+
+    /** A hint without a declared NCCL version or NVLink domain. */
+    public PlacementHint(int version, String node, String gang, int gangSize, Integer rank, List<RailLeaf> fabric,
+                         List<GpuHint> gpus, NcclSettings nccl, List<GpuHint> nodeGpus, RailChoice railChoice) {
+        this(version, node, gang, gangSize, rank, fabric, gpus, nccl, nodeGpus, railChoice, null, null);
+    }
+
+    /** @return a copy with other NCCL settings written for {@code version} (null: every release) */
+    public PlacementHint withNccl(NcclSettings settings, String version) {
+        return new PlacementHint(this.version, node, gang, gangSize, rank, fabric, gpus, settings, nodeGpus,
+                railChoice, version, nvlink);
+    }
+
+    /** @return a copy with the NVLink domain and peers (null: none) */
+    public PlacementHint withNvlink(NvlinkPeers peers) {
+        return new PlacementHint(version, node, gang, gangSize, rank, fabric, gpus, nccl, nodeGpus, railChoice,
+                ncclVersion, peers);
+    }
+
+    /**
+     * The pod's NVLink domain (GPU feature discovery's {@code nvidia.com/gpu.clique}: {@code <cluster UUID>.<clique
+     * id>}, or a HyperNode carrying it) and who else of the gang is in it. Ranks in one domain exchange data over
+     * NVLink through the NVLink switches (NCCL's multi-node NVLink, given an IMEX domain), not over RDMA.
+     *
+     * <p>JSON example: {@code {"domain":"8d2c6f0e-...-7a1b.32766","ranks":[0,1,2,3],"peers":4}}
+     *
+     * @param domain the NVLink domain
+     * @param ranks  ranks of the gang on nodes of that domain, this pod's included, ascending; empty when the ranks
+     *               are not known (a hint written outside the gang plan, or {@code rank-order: none})
+     * @param peers  pods of the gang in that domain, this pod included; null, and absent from the JSON, when not
+     *               known (a hint written outside the gang plan)
+     */
+    @JsonPropertyOrder({"domain", "ranks", "peers"})
+    public record NvlinkPeers(@JsonProperty("domain") String domain,
+                              @JsonProperty("ranks") List<Integer> ranks,
+                              @JsonProperty("peers") @JsonInclude(JsonInclude.Include.NON_NULL) Integer peers) {
+        public NvlinkPeers {
+            ranks = ranks == null ? List.of() : List.copyOf(ranks);
+        }
     }
 
     /** A hint that follows the gang plan ({@link #railChoice} null). */
@@ -129,8 +178,11 @@ public record PlacementHint(@JsonProperty("version") int version,
      * @param distance  PCIe distance class of the GPU–HCA pair
      * @param network   {@code namespace/name} of the pod's network attached on that netdev, or null
      * @param iface     pod interface of that network ({@code net1}), or null
+     * @param plane     the HCA's network plane where known (multi-plane NICs; NCCL ≥ 2.30 {@code <plane>}), else
+     *                  null and absent from the JSON
      */
-    @JsonPropertyOrder({"gpu", "uuid", "pciBusId", "hca", "port", "netdev", "rail", "distance", "network", "interface"})
+    @JsonPropertyOrder({"gpu", "uuid", "pciBusId", "hca", "port", "netdev", "rail", "distance", "network", "interface",
+            "plane"})
     public record GpuHint(@JsonProperty("gpu") int gpu,
                           @JsonProperty("uuid") String uuid,
                           @JsonProperty("pciBusId") String pciBusId,
@@ -140,7 +192,13 @@ public record PlacementHint(@JsonProperty("version") int version,
                           @JsonProperty("rail") int rail,
                           @JsonProperty("distance") PcieDistance distance,
                           @JsonProperty("network") String network,
-                          @JsonProperty("interface") String iface) {
+                          @JsonProperty("interface") String iface,
+                          @JsonProperty("plane") @JsonInclude(JsonInclude.Include.NON_NULL) Integer plane) {
+        /** A GPU whose HCA's plane is unknown. */
+        public GpuHint(int gpu, String uuid, String pciBusId, String hca, int port, String netdev, int rail,
+                       PcieDistance distance, String network, String iface) {
+            this(gpu, uuid, pciBusId, hca, port, netdev, rail, distance, network, iface, null);
+        }
     }
 
     /**
@@ -152,17 +210,29 @@ public record PlacementHint(@JsonProperty("version") int version,
      * @param ibAddrRange {@code NCCL_IB_ADDR_RANGE}: smallest CIDR covering the pod's rail subnets, so NCCL's automatic
      *                    GID selection picks the pod's own RoCE v2 address
      * @param ibAddrFamily {@code NCCL_IB_ADDR_FAMILY}: {@code AF_INET} or {@code AF_INET6}
-     * @param netGdrLevel {@code NCCL_NET_GDR_LEVEL}: set only when a pair is farther than PXB, to the farthest class
-     *                    ({@code PHB} or {@code SYS}; NCCL has no NODE class and calls it PHB)
+     * @param netGdrLevel {@code NCCL_NET_GDR_LEVEL}: set only when a pair is farther than PXB and not P2C, to the
+     *                    farthest class ({@code PHB} or {@code SYS}; NCCL has no NODE class and calls it PHB)
+     * @param netGdrC2c   {@code NCCL_NET_GDR_C2C}: {@code 1} when a pair is P2C (GPU on NVLink-C2C, NIC on the same
+     *                    CPU), so NCCL 2.26 uses GPUDirect RDMA there as 2.27+ does by default; else null
+     * @param netMergePolicy {@code NCCL_NET_MERGE_POLICY}: {@code RAIL} with the NCCL ≥ 2.30.5 syntax (HCAs are
+     *                    merged into virtual NICs only within one rail), else null
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @JsonPropertyOrder({"NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ADDR_FAMILY",
-            "NCCL_NET_GDR_LEVEL"})
+            "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_C2C", "NCCL_NET_MERGE_POLICY"})
     public record NcclSettings(@JsonProperty("NCCL_IB_HCA") String ibHca,
                                @JsonProperty("NCCL_SOCKET_IFNAME") String socketIfname,
                                @JsonProperty("NCCL_IB_ADDR_RANGE") String ibAddrRange,
                                @JsonProperty("NCCL_IB_ADDR_FAMILY") String ibAddrFamily,
-                               @JsonProperty("NCCL_NET_GDR_LEVEL") String netGdrLevel) {
+                               @JsonProperty("NCCL_NET_GDR_LEVEL") String netGdrLevel,
+                               @JsonProperty("NCCL_NET_GDR_C2C") String netGdrC2c,
+                               @JsonProperty("NCCL_NET_MERGE_POLICY") String netMergePolicy) {
+        /** Settings without the C2C and merge-policy variables. */
+        public NcclSettings(String ibHca, String socketIfname, String ibAddrRange, String ibAddrFamily,
+                            String netGdrLevel) {
+            this(ibHca, socketIfname, ibAddrRange, ibAddrFamily, netGdrLevel, null, null);
+        }
+
         /** @return the settings as environment variables in a stable order, nulls left out */
         public Map<String, String> asEnvironment() {
             Map<String, String> env = new LinkedHashMap<>();
@@ -171,6 +241,8 @@ public record PlacementHint(@JsonProperty("version") int version,
             put(env, "NCCL_IB_ADDR_RANGE", ibAddrRange);
             put(env, "NCCL_IB_ADDR_FAMILY", ibAddrFamily);
             put(env, "NCCL_NET_GDR_LEVEL", netGdrLevel);
+            put(env, "NCCL_NET_GDR_C2C", netGdrC2c);
+            put(env, "NCCL_NET_MERGE_POLICY", netMergePolicy);
             return env;
         }
 

@@ -7,5 +7,7 @@ public enum DiscoverySource {
     /** A sysfs tree ({@code /sys/bus/pci/devices}, {@code /sys/class/infiniband}, {@code /sys/class/net}). */
     SYSFS,
     /** NCCL topology XML as written with {@code NCCL_TOPO_DUMP_FILE}. */
-    NCCL_XML
+    NCCL_XML,
+    /** {@code lspci -tv} (or {@code -tvnn}) PCI bus tree text. */
+    LSPCI
 }

@@ -11,9 +11,17 @@ import java.util.List;
  * @param ports      ports; empty when the source does not list them
  * @param bondMaster name of the bond device this HCA is a member of, or null
  * @param pcieParent id of the nearest {@link PcieBridge} above it, or null when the source has no PCIe tree
+ * @param plane      network plane of a multi-plane NIC (ConnectX-8), as NCCL ≥ 2.30 numbers it ({@code plane}
+ *                   attribute of NCCL's {@code <net>}), or null when unknown
  */
 public record Hca(String name, String pciBusId, Integer numaNode, List<HcaPort> ports, String bondMaster,
-                  String pcieParent) {
+                  String pcieParent, Integer plane) {
+    /** An HCA whose plane is unknown. */
+    public Hca(String name, String pciBusId, Integer numaNode, List<HcaPort> ports, String bondMaster,
+               String pcieParent) {
+        this(name, pciBusId, numaNode, ports, bondMaster, pcieParent, null);
+    }
+
     public Hca {
         ports = ports == null ? List.of() : List.copyOf(ports);
     }

@@ -16,12 +16,23 @@ import java.util.List;
  * @param distances   GPU–HCA distance classes, one per known pair
  * @param pairs       the rail map, one entry per paired GPU
  * @param excluded    HCAs that cannot be rails, with the reason
+ * @param locality    what the pairing rests on, or why there is none ({@link Locality.Basis#UNDETERMINED}: the source
+ *                    cannot tell GPU–HCA locality, {@code pairs} is empty and the reason says which source to use);
+ *                    {@link Locality#PCIE} when absent (objects written before the field existed)
  */
 public record NodeTopologySpec(DiscoverySource source, boolean complete, List<String> warnings, List<Gpu> gpus,
                                List<Hca> hcas, List<PcieBridge> pcieBridges, List<NumaNode> numaNodes,
                                List<GpuHcaDistance> distances, List<GpuHcaPair> pairs,
-                               List<ExcludedHca> excluded) {
+                               List<ExcludedHca> excluded, Locality locality) {
+    /** A spec whose locality is read from PCIe distances ({@link Locality#PCIE}). */
+    public NodeTopologySpec(DiscoverySource source, boolean complete, List<String> warnings, List<Gpu> gpus,
+                            List<Hca> hcas, List<PcieBridge> pcieBridges, List<NumaNode> numaNodes,
+                            List<GpuHcaDistance> distances, List<GpuHcaPair> pairs, List<ExcludedHca> excluded) {
+        this(source, complete, warnings, gpus, hcas, pcieBridges, numaNodes, distances, pairs, excluded, null);
+    }
+
     public NodeTopologySpec {
+        locality = locality == null ? Locality.PCIE : locality;
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
         gpus = gpus == null ? List.of() : List.copyOf(gpus);
         hcas = hcas == null ? List.of() : List.copyOf(hcas);
@@ -35,6 +46,6 @@ public record NodeTopologySpec(DiscoverySource source, boolean complete, List<St
     /** @return a copy with the rail map and exclusions replaced. */
     public NodeTopologySpec withPairing(List<GpuHcaPair> newPairs, List<ExcludedHca> newExcluded) {
         return new NodeTopologySpec(source, complete, warnings, gpus, hcas, pcieBridges, numaNodes, distances,
-                newPairs, newExcluded);
+                newPairs, newExcluded, locality);
     }
 }

@@ -242,13 +242,13 @@ final class DemoCluster {
             return s;
         }
         List<Hca> hcas = s.hcas().stream().map(h -> new Hca(legend.getOrDefault(h.name(), h.name()), h.pciBusId(),
-                h.numaNode(), h.ports(), h.bondMaster(), h.pcieParent())).toList();
+                h.numaNode(), h.ports(), h.bondMaster(), h.pcieParent(), h.plane())).toList();
         List<GpuHcaDistance> ds = s.distances().stream().map(d -> new GpuHcaDistance(d.gpu(),
                 legend.getOrDefault(d.hca(), d.hca()), d.distance())).toList();
         List<String> warnings = s.warnings().stream()
                 .filter(w -> !w.contains("no NIC Legend")).toList();
         return new NodeTopologySpec(s.source(), s.complete(), warnings, s.gpus(), hcas, s.pcieBridges(),
-                s.numaNodes(), ds, List.of(), List.<ExcludedHca>of());
+                s.numaNodes(), ds, List.of(), List.<ExcludedHca>of(), s.locality());
     }
 
     /** Gives HCAs the ports the demo assumes: one Ethernet port with its netdev, or a port that is down. */
@@ -262,9 +262,9 @@ final class DemoCluster {
             } else if (m.downPorts() != null && m.downPorts().contains(h.name())) {
                 ports = List.of(new HcaPort(1, "Ethernet", "DOWN", null, List.of(), null));
             }
-            hcas.add(new Hca(h.name(), h.pciBusId(), h.numaNode(), ports, h.bondMaster(), h.pcieParent()));
+            hcas.add(new Hca(h.name(), h.pciBusId(), h.numaNode(), ports, h.bondMaster(), h.pcieParent(), h.plane()));
         }
         return new NodeTopologySpec(s.source(), s.complete(), s.warnings(), s.gpus(), hcas, s.pcieBridges(),
-                s.numaNodes(), s.distances(), List.of(), List.of());
+                s.numaNodes(), s.distances(), List.of(), List.of(), s.locality());
     }
 }

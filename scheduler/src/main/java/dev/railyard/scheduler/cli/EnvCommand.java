@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.cli;
 
+import dev.railyard.api.hints.NcclVersion;
 import dev.railyard.scheduler.hints.AllocatedGpus;
 import dev.railyard.scheduler.hints.GidTable;
 import dev.railyard.scheduler.hints.HintFile;
@@ -64,6 +65,12 @@ final class EnvCommand implements Callable<Integer> {
             description = "Saved 'ip -o addr' output to use instead of this container's own interfaces.")
     Path ipAddrFile;
 
+    @Option(names = "--nccl-version", paramLabel = "VERSION",
+            description = "The NCCL release the workload runs (2.30.7): from 2.30.5 on NCCL_IB_HCA carries rails "
+                    + "(and planes) and NCCL_NET_MERGE_POLICY=RAIL is set. Default: the release the hint was written "
+                    + "for (the job's railyard.dev/nccl-version), else the syntax every release accepts.")
+    String ncclVersion;
+
     @Option(names = "--wait-for-hints", paramLabel = "SECONDS", defaultValue = "0",
             description = "Wait up to SECONDS for the hint to appear in the file (hints patched after bind reach "
                     + "a downward-API volume on the kubelet's next sync). Default: 0.")
@@ -74,6 +81,13 @@ final class EnvCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         if (waitSeconds < 0) {
             throw new InputException("--wait-for-hints must be 0 or more seconds, got " + waitSeconds);
+        }
+        NcclVersion version;
+        try {
+            version = NcclVersion.parse(ncclVersion);
+        } catch (IllegalArgumentException e) {
+            throw new InputException("--nccl-version: '" + ncclVersion + "' is not an NCCL version (expected "
+                    + "MAJOR.MINOR[.PATCH], e.g. 2.30.7)");
         }
         HintFile file = readHints(err);
         NcclEnvironment.Result result;
@@ -88,7 +102,7 @@ final class EnvCommand implements Callable<Integer> {
             }
             case HintFile.Found f -> {
                 try {
-                    result = compute(f, err);
+                    result = compute(f, err, version);
                 } catch (InputException e) {
                     throw e;
                 } catch (RuntimeException e) {
@@ -119,7 +133,7 @@ final class EnvCommand implements Callable<Integer> {
         return file;
     }
 
-    private NcclEnvironment.Result compute(HintFile.Found found, PrintWriter err) {
+    private NcclEnvironment.Result compute(HintFile.Found found, PrintWriter err, NcclVersion version) {
         AllocatedGpus.Resolution gpus = AllocatedGpus.resolve(nvidiaVisibleDevices, cudaVisibleDevices, root);
         PodAddresses addresses;
         if (ipAddrFile != null) {
@@ -139,7 +153,7 @@ final class EnvCommand implements Callable<Integer> {
         }
         Path sys = root.resolve("sys");
         NcclEnvironment.Result r = NcclEnvironment.compute(found.hint(), gpus,
-                (hca, port) -> GidTable.read(sys, hca, port), addresses);
+                (hca, port) -> GidTable.read(sys, hca, port), addresses, version);
         for (String note : r.notes()) {
             err.println("railyard env: " + note);
         }

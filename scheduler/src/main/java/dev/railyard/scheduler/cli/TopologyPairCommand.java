@@ -31,21 +31,23 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 /**
- * {@code railyard topology pair FILE [--format auto|nvidia-smi|sysfs|nccl-xml] [--output table|json|dot]}: reads
- * a node's discovery data, pairs every GPU with its nearest rail HCA and prints the rail map.
+ * {@code railyard topology pair FILE [--format auto|nvidia-smi|sysfs|nccl-xml|lspci] [--output table|json|dot]}:
+ * reads a node's discovery data, pairs every GPU with its nearest rail HCA and prints the rail map.
  *
- * <p>JSON shape: {@code {"file", "source", "complete", "gpus": [index], "hcas": [name], "pairs": [{"gpu", "hca",
- * "distance", "rail", "gpuDirect"}], "excluded": [{"hca", "reason"}], "unpairedGpus": [index],
- * "unpairedHcas": [name], "warnings": [text]}}; {@code gpuDirect} is true when the pair is PXB or nearer, the
- * default limit of {@code NCCL_NET_GDR_LEVEL}. {@code unpairedHcas} are HCAs neither paired nor excluded.
+ * <p>JSON shape: {@code {"file", "source", "complete", "locality": {"basis", "reason"}, "gpus": [index],
+ * "hcas": [name], "pairs": [{"gpu", "hca", "distance", "rail", "gpuDirect"}], "excluded": [{"hca", "reason"}],
+ * "unpairedGpus": [index], "unpairedHcas": [name], "warnings": [text]}}; {@code gpuDirect} is true when NCCL uses
+ * GPUDirect RDMA for the pair under its defaults (PXB or nearer; P2C with NCCL ≥ 2.27). {@code locality.basis} is
+ * {@code PCIE}, {@code NUMA} (C2C-attached GPUs paired by NUMA node) or {@code UNDETERMINED} (this source cannot
+ * tell: no pairs, the reason says which source to use). {@code unpairedHcas} are HCAs neither paired nor excluded.
  *
  * <p>Exit codes: 0 when the input was usable, also when damaged ({@code complete: false}, warnings say where);
  * 2 with one line on stderr when nothing usable could be read.
  */
 @Command(name = "pair", mixinStandardHelpOptions = true,
         description = {"Pair every GPU of a node with its nearest rail HCA.",
-                "FILE is nvidia-smi topo -m (or -mp) text, a sysfs snapshot (directory or .tar.gz) or NCCL "
-                        + "topology XML."})
+                "FILE is nvidia-smi topo -m (or -mp) text, a sysfs snapshot (directory or .tar.gz), NCCL "
+                        + "topology XML or lspci -tv text."})
 final class TopologyPairCommand implements Callable<Integer> {
 
     /** Output formats. */
@@ -55,7 +57,7 @@ final class TopologyPairCommand implements Callable<Integer> {
     Path file;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "auto", converter = FormatConverter.class,
-            description = "auto, nvidia-smi, sysfs or nccl-xml (default: ${DEFAULT-VALUE}).")
+            description = "auto, nvidia-smi, sysfs, nccl-xml or lspci (default: ${DEFAULT-VALUE}).")
     TopologyFormat format;
 
     @Option(names = "--output", paramLabel = "OUTPUT", defaultValue = "table", converter = OutputConverter.class,
@@ -85,6 +87,9 @@ final class TopologyPairCommand implements Callable<Integer> {
         root.put("file", file.toString());
         root.put("source", sourceName(node.source()));
         root.put("complete", node.complete());
+        ObjectNode locality = root.putObject("locality");
+        locality.put("basis", node.locality().basis().name());
+        locality.put("reason", node.locality().reason());
         ArrayNode gpus = root.putArray("gpus");
         node.gpus().forEach(g -> gpus.add(g.index()));
         ArrayNode hcas = root.putArray("hcas");
@@ -92,7 +97,7 @@ final class TopologyPairCommand implements Callable<Integer> {
         ArrayNode pairs = root.putArray("pairs");
         for (GpuHcaPair p : node.pairs()) {
             pairs.addObject().put("gpu", p.gpu()).put("hca", p.hca()).put("distance", p.distance().name())
-                    .put("rail", p.rail()).put("gpuDirect", p.distance().isAtMost(PcieDistance.PXB));
+                    .put("rail", p.rail()).put("gpuDirect", p.distance().gpuDirectByDefault());
         }
         ArrayNode excluded = root.putArray("excluded");
         for (ExcludedHca x : node.excluded()) {
@@ -117,7 +122,10 @@ final class TopologyPairCommand implements Callable<Integer> {
                 .append(node.gpus().size() == 1 ? " GPU, " : " GPUs, ").append(node.hcas().size())
                 .append(node.hcas().size() == 1 ? " HCA, " : " HCAs, ")
                 .append(node.complete() ? "complete" : "INCOMPLETE (damaged dump, see warnings)").append('\n');
-        if (node.pairs().isEmpty()) {
+        if (!node.locality().determined()) {
+            b.append("This source cannot tell which HCA is near which GPU: ").append(node.locality().reason())
+                    .append('\n');
+        } else if (node.pairs().isEmpty()) {
             b.append("No GPU could be paired with an HCA.\n");
         } else {
             int hcaWidth = Math.max(3, node.pairs().stream().mapToInt(p -> p.hca().length()).max().orElse(3));
@@ -125,8 +133,11 @@ final class TopologyPairCommand implements Callable<Integer> {
             b.append(String.format(Locale.ROOT, row, "RAIL", "GPU", "HCA", "DISTANCE", "GPUDIRECT"));
             for (GpuHcaPair p : node.pairs()) {
                 b.append(String.format(Locale.ROOT, row, p.rail(), "GPU" + p.gpu(), p.hca(), p.distance(),
-                        p.distance().isAtMost(PcieDistance.PXB) ? "yes" : "no (beyond PXB)"));
+                        gpuDirect(p.distance())));
             }
+        }
+        if (node.locality().basis() == dev.railyard.api.topology.Locality.Basis.NUMA) {
+            b.append(node.locality().reason()).append('\n');
         }
         if (!node.excluded().isEmpty()) {
             int w = node.excluded().stream().mapToInt(x -> x.hca().length()).max().orElse(0);
@@ -152,6 +163,13 @@ final class TopologyPairCommand implements Callable<Integer> {
             node.warnings().forEach(w -> b.append("  ").append(w).append('\n'));
         }
         return b.toString();
+    }
+
+    private static String gpuDirect(PcieDistance d) {
+        if (d == PcieDistance.P2C) {
+            return "yes (over C2C: NCCL >= 2.27, or NCCL_NET_GDR_C2C=1 on 2.26)";
+        }
+        return d.gpuDirectByDefault() ? "yes" : "no (beyond PXB)";
     }
 
     private static List<Integer> unpairedGpus(NodeTopologySpec node) {
@@ -183,6 +201,7 @@ final class TopologyPairCommand implements Callable<Integer> {
             case NVIDIA_SMI -> TopologyFormat.NVIDIA_SMI.cliName();
             case SYSFS -> TopologyFormat.SYSFS.cliName();
             case NCCL_XML -> TopologyFormat.NCCL_XML.cliName();
+            case LSPCI -> TopologyFormat.LSPCI.cliName();
         };
     }
 

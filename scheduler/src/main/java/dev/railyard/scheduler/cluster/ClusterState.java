@@ -11,6 +11,7 @@ import dev.railyard.topology.fabric.FabricLabelKeys;
 import dev.railyard.topology.fabric.FabricModel;
 import dev.railyard.topology.fabric.HyperNodeFabric;
 import dev.railyard.topology.fabric.NodeLabelFabric;
+import dev.railyard.topology.fabric.NvlinkDomains;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import org.pcollections.HashTreePMap;
 import org.pcollections.HashTreePSet;
@@ -577,7 +578,8 @@ public final class ClusterState {
                 model = NodeLabelFabric.build(labels, FabricLabelKeys.defaults());
             }
         }
-        fabric = model;
+        // NVLink domains from the clique label, whatever the switch fabric's source (docs/formats/nvlink-clique.md)
+        fabric = NvlinkDomains.overlay(model, table.labels());
         fabricWarnings = List.copyOf(w);
     }
 

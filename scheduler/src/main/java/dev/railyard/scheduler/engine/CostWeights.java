@@ -12,9 +12,10 @@ import dev.railyard.api.topology.PcieDistance;
  *
  * <p>Defaults and why:
  * <ul>
- *   <li>penalties PIX 0, PXB 1, PHB 4, NODE 5, SYS 8: PIX and PXB both keep GPUDirect RDMA under NCCL's default
- *       {@code NCCL_NET_GDR_LEVEL}, so they differ by one step; PHB and beyond lose it (bounce through host memory),
- *       a jump; SYS also crosses the socket interconnect;</li>
+ *   <li>penalties PIX 0, PXB 1, P2C 2, PHB 4, NODE 5, SYS 8: PIX and PXB both keep GPUDirect RDMA under NCCL's
+ *       default {@code NCCL_NET_GDR_LEVEL}, so they differ by one step; P2C (a Grace GPU over NVLink-C2C to a NIC of
+ *       its own CPU) keeps it too under NCCL ≥ 2.27 but crosses the CPU, one step more; PHB and beyond lose it
+ *       (bounce through host memory), a jump; SYS also crosses the socket interconnect;</li>
  *   <li>{@code pairing = 10}: one step of pairing quality outweighs any packing concern on a node (a node has at most
  *       a few groups and 8–16 GPUs);</li>
  *   <li>{@code fragmentation = 4}: breaking a whole PCIe group costs more than leaving four GPUs idle, because a later
@@ -25,6 +26,7 @@ import dev.railyard.api.topology.PcieDistance;
  *
  * @param pixPenalty    penalty of a PIX pair
  * @param pxbPenalty    penalty of a PXB pair
+ * @param p2cPenalty    penalty of a P2C pair
  * @param phbPenalty    penalty of a PHB pair
  * @param nodePenalty   penalty of a NODE pair
  * @param sysPenalty    penalty of a SYS pair
@@ -32,11 +34,11 @@ import dev.railyard.api.topology.PcieDistance;
  * @param fragmentation weight of the change in broken groups
  * @param tightness     weight of free GPUs left on a used node
  */
-public record CostWeights(int pixPenalty, int pxbPenalty, int phbPenalty, int nodePenalty, int sysPenalty,
-                          int pairing, int fragmentation, int tightness) {
+public record CostWeights(int pixPenalty, int pxbPenalty, int p2cPenalty, int phbPenalty, int nodePenalty,
+                          int sysPenalty, int pairing, int fragmentation, int tightness) {
     /** @return the documented defaults */
     public static CostWeights defaults() {
-        return new CostWeights(0, 1, 4, 5, 8, 10, 4, 1);
+        return new CostWeights(0, 1, 2, 4, 5, 8, 10, 4, 1);
     }
 
     /** @return the penalty of a distance class */
@@ -44,6 +46,7 @@ public record CostWeights(int pixPenalty, int pxbPenalty, int phbPenalty, int no
         return switch (d) {
             case PIX -> pixPenalty;
             case PXB -> pxbPenalty;
+            case P2C -> p2cPenalty;
             case PHB -> phbPenalty;
             case NODE -> nodePenalty;
             case SYS -> sysPenalty;

@@ -79,7 +79,7 @@ final class DomainSearch {
                     while (item[t][i] != item[t][b]) {
                         t++;
                     }
-                    boundHops[i] += FabricModel.hopsForTier(t);
+                    boundHops[i] += tree.hops(t);
                 }
             }
             return new BoundSpan(boundItem, boundHops, boundTier);
@@ -113,20 +113,21 @@ final class DomainSearch {
         int[] rails = railsUsed(in, combo);
         DomainTree tree = trees.computeIfAbsent(Arrays.toString(rails), k -> DomainTree.of(in.snapshot(), rails));
         BoundSpan bound = BoundSpan.of(tree, in.kept(), n);
-        if (!in.kept().isEmpty() && !probe && scopeLimit != Integer.MAX_VALUE) {
+        int levelLimit = tree.levelOf(scopeLimit);  // scope is a switch tier; an NVLink level lies inside tier 1
+        if (!in.kept().isEmpty() && !probe && levelLimit != Integer.MAX_VALUE) {
             // the bound members are where they are: a scope they already exceed cannot hold, keep the rest
             // inside their domain instead
-            scopeLimit = Math.max(scopeLimit, bound.tier());
+            levelLimit = Math.max(levelLimit, bound.tier());
         }
         // lower bound on the tier: the lowest level with a domain whose nodes can host every class's pods
         int lowest = Math.max(bound.tier(), tierLowerBound(in, combo, tree));
         if (lowest > bestTier) {
             return Pruned.INSTANCE;
         }
-        if (probe && lowest > scopeLimit) {
+        if (probe && lowest > levelLimit) {
             return Failure.EMPTY;
         }
-        return new DomainSearch(in, combo, relax, tree, rails, bound).search(scopeLimit, probe);
+        return new DomainSearch(in, combo, relax, tree, rails, bound).search(levelLimit, probe);
     }
 
     /** @return the rails the gang uses: its vectors' and the bound members', every usable rail for free classes */
@@ -162,13 +163,17 @@ final class DomainSearch {
         return railSet.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** The dynamic program, level by level, up to the lowest level with a domain holding the gang. */
-    private DomainResult search(int scopeLimit, boolean probe) {
+    /**
+     * The dynamic program, level by level, up to the lowest level with a domain holding the gang.
+     *
+     * @param levelLimit the highest domain-tree level the scope allows ({@link DomainTree#levelOf})
+     */
+    private DomainResult search(int levelLimit, boolean probe) {
         int n = in.nodeCount();
         long[][] domainFree = tree.freeGpus(in.nodeFree());
         DomainTable[] level = new DomainTable[n];
         for (int i = 0; i < n; i++) {
-            level[i] = scopeLimit == 0 && !hostsAll(in, combo, i) ? DomainTable.EMPTY
+            level[i] = levelLimit == 0 && !hostsAll(in, combo, i) ? DomainTable.EMPTY
                     : DomainTable.ofNode(st, in, combo, i, capacities(i), bound.hopsOf(i));
         }
         DomainTable[][] tables = new DomainTable[tree.top + 1][];
@@ -176,19 +181,19 @@ final class DomainSearch {
         for (int t = 0; t <= tree.top; t++) {
             if (t > 0) {
                 DomainTable[] next = new DomainTable[tree.size(t)];
-                long w = FabricModel.hopsForTier(t);
+                long w = tree.hops(t);
                 for (int d = 0; d < next.length; d++) {
                     next[d] = DomainTable.merge(st, tables[t - 1], tree.children[t][d], w, null);
                 }
                 tables[t] = next;
             }
             Best best = bestAt(t, tables[t], domainFree);
-            if (best == null && probe && t >= scopeLimit) {
+            if (best == null && probe && t >= levelLimit) {
                 return Failure.EMPTY;
             }
             if (best != null) {
-                if (t > scopeLimit) {
-                    return scopeTooSmall(t, scopeLimit);
+                if (t > levelLimit) {
+                    return scopeTooSmall(t, levelLimit);
                 }
                 Map<Integer, int[]> nodeStates = new TreeMap<>();
                 DomainTable.backtrack(st, tables, tree, t, best.domain(), st.full(), nodeStates);
@@ -242,13 +247,14 @@ final class DomainSearch {
         return best;
     }
 
-    private Failure scopeTooSmall(int t, int scopeLimit) {
+    private Failure scopeTooSmall(int t, int levelLimit) {
         FabricModel fabric = in.snapshot().fabric();
+        int scope = tree.tierOf(levelLimit);
         return Failure.of(new Reason(ReasonCode.SCOPE_TOO_SMALL, "fabric scope too small",
-                "the gang fits in one " + fabric.tierName(t) + " domain (tier " + t
+                "the gang fits in one " + tree.levelName(fabric, t) + " domain (tier " + tree.tierOf(t)
                         + ") at the smallest" + (in.kept().isEmpty() ? "" : " with its bound members")
-                        + ", its scope allows " + fabric.tierName(scopeLimit)
-                        + " (tier " + scopeLimit + ")" + railNote(combo)));
+                        + ", its scope allows " + fabric.tierName(scope)
+                        + " (tier " + scope + ")" + railNote(combo)));
     }
 
     private Failure gangTooLarge() {

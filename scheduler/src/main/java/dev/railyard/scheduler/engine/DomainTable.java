@@ -1,6 +1,5 @@
 package dev.railyard.scheduler.engine;
 
-import dev.railyard.topology.fabric.FabricModel;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -171,7 +170,7 @@ record DomainTable(int[] states, long[] hops, long[] local) {
         }
         int[] kids = tree.children[level][d];
         int[][] choices = new int[kids.length][];
-        merge(st, tables[level - 1], kids, FabricModel.hopsForTier(level), choices);
+        merge(st, tables[level - 1], kids, tree.hops(level), choices);
         int s = state;
         for (int j = kids.length - 1; j >= 0; j--) {
             int b = choices[j][s];

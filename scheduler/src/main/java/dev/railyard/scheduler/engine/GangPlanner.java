@@ -325,9 +325,10 @@ public final class GangPlanner {
     private static List<String> planNotices(ClusterSnapshot snapshot, PlacementPolicy policy, List<String> notices,
                                             Candidate cand, Level level, Failure lastFailure) {
         List<String> planNotices = new ArrayList<>(notices);
-        if (cand.boundTier() > level.scopeLimit()) {
-            planNotices.add("the members already bound span a " + snapshot.fabric().tierName(cand.boundTier())
-                    + " domain (tier " + cand.boundTier() + "), more than the fabric scope " + policy.scope()
+        int boundTier = cand.tree().tierOf(cand.boundTier());
+        if (boundTier > level.scopeLimit()) {
+            planNotices.add("the members already bound span a " + snapshot.fabric().tierName(boundTier)
+                    + " domain (tier " + boundTier + "), more than the fabric scope " + policy.scope()
                     + " allows: the other pods were kept inside that domain");
         }
         if (level.relax() != 0) {

@@ -261,7 +261,7 @@ public final class NodeRailView {
         int[] groupFree = new int[rails.groupSize.length];
         for (int i = 0; i < n; i++) {
             GpuHcaPair own = rails.home.get(rails.gpus[i]);
-            capable[i] = limit == null || (own != null && own.distance().isAtMost(limit));
+            capable[i] = limit == null || (own != null && own.distance().allowedUnder(limit));
             if (capable[i]) {
                 groupSize[rails.group[i]]++;
             }
@@ -283,7 +283,7 @@ public final class NodeRailView {
             if (b != null) {
                 binding[i] = b;
                 boundPerRail[b.rail()]++;
-                eligible[i] = limit == null || b.distance().isAtMost(limit);
+                eligible[i] = limit == null || b.distance().allowedUnder(limit);
             }
         }
         return new Bindings(binding, eligible, capable, groupSize, groupFree, free, freeCap);

@@ -99,7 +99,7 @@ public record PlacementPolicy(AffinityPolicy gpuHcaAffinity, PcieDistance maxDis
                     maxDistance = PcieDistance.valueOf(max.trim().toUpperCase(Locale.ROOT));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("annotation " + HintAnnotations.GPU_HCA_MAX_DISTANCE + ": '"
-                            + max + "' is not PIX, PXB, PHB, NODE or SYS");
+                            + max + "' is not PIX, PXB, P2C, PHB, NODE or SYS");
                 }
             }
             boolean scopeRequired = scopeRequired(scopePolicy);

@@ -63,7 +63,8 @@ final class PlanResults {
         List<String> all = new ArrayList<>(notices);
         all.addAll(nodeNotices(in.snapshot(), pods));
         String domain = cand.tree().names[cand.level()][cand.domain()];
-        return new GangPlan(gang.key(), Arrays.asList(pods), cand.level(), domain, cand.cost(), all, gang.bound());
+        return new GangPlan(gang.key(), Arrays.asList(pods), cand.tree().tierOf(cand.level()), domain, cand.cost(), all,
+                gang.bound());
     }
 
     /**

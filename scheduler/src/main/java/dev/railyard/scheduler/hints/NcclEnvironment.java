@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.hints;
 
+import dev.railyard.api.hints.NcclVersion;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.api.hints.PlacementHint.GpuHint;
 import dev.railyard.api.topology.PcieDistance;
@@ -43,8 +44,12 @@ import java.util.regex.Pattern;
  *       choice and also fixes NCCL before 2.21, whose default 0 is the link-local RoCE v1 GID (fixtures case-27).
  *       {@code NCCL_IB_ADDR_RANGE}: the hint's range when it holds every address found, else the smallest CIDR
  *       covering the subnets of those addresses. {@code NCCL_IB_ADDR_FAMILY=AF_INET}. {@code NCCL_SOCKET_IFNAME}
- *       from the hint. {@code NCCL_NET_GDR_LEVEL} only when a used GPU–HCA pair is farther than PXB: {@code PHB}
- *       for PHB or NODE (NCCL has no NODE class), {@code SYS} for SYS.</li>
+ *       from the hint. {@code NCCL_NET_GDR_LEVEL} only when a used GPU–HCA pair is farther than PXB and not P2C:
+ *       {@code PHB} for PHB or NODE (NCCL has no NODE class), {@code SYS} for SYS; {@code NCCL_NET_GDR_C2C=1} when a
+ *       used pair is P2C (a Grace GPU over NVLink-C2C to a NIC of its CPU).</li>
+ *   <li><b>NCCL release.</b> For NCCL ≥ 2.30.5 ({@link NcclSyntax}: the {@code --nccl-version} given, else the
+ *       hint's {@code ncclVersion}) each {@code NCCL_IB_HCA} entry also carries the rail, and the plane where known
+ *       ({@code =mlx5_0:1:0,mlx5_1:1:1}), and {@code NCCL_NET_MERGE_POLICY=RAIL} is exported.</li>
  * </ol>
  * When no HCA qualifies, no {@code NCCL_IB_*} variable is exported (NCCL then behaves as without Railyard) and
  * the notes say why. Every exported value is checked against a plain character set
@@ -98,8 +103,31 @@ public final class NcclEnvironment {
      */
     public static Result compute(PlacementHint hint, AllocatedGpus.Resolution allocation, RdmaView rdma,
                                  PodAddresses addresses) {
+        return compute(hint, allocation, rdma, addresses, null);
+    }
+
+    /**
+     * @param hint       the placement hint (a version this class understands)
+     * @param allocation the container's GPUs
+     * @param rdma       GID tables
+     * @param addresses  the pod's IPv4 addresses
+     * @param version    the NCCL release to write for ({@link NcclSyntax}); null: the one the hint was written for
+     *                   ({@code ncclVersion}), else the syntax every release accepts
+     */
+    public static Result compute(PlacementHint hint, AllocatedGpus.Resolution allocation, RdmaView rdma,
+                                 PodAddresses addresses, NcclVersion version) {
         Objects.requireNonNull(hint, "hint");
         List<String> notes = new ArrayList<>(allocation.notes());
+        NcclVersion v = version;
+        if (v == null) {
+            try {
+                v = NcclVersion.parse(hint.ncclVersion());
+            } catch (IllegalArgumentException e) {
+                notes.add("the hint's ncclVersion '" + hint.ncclVersion() + "' is not a version; writing the NCCL "
+                        + "settings every release accepts");
+            }
+        }
+        boolean railPlane = v != null && v.hasRailPlaneSyntax();
         Map<String, String> exports = new LinkedHashMap<>();
         List<String> unset = new ArrayList<>();
 
@@ -119,43 +147,7 @@ public final class NcclEnvironment {
                         + "(NCCL falls back to its own choice)");
             }
         } else {
-            StringBuilder hca = new StringBuilder("=");
-            for (Usable u : usable) {
-                hca.append(hca.length() > 1 ? "," : "").append(u.port());
-            }
-            put(exports, "NCCL_IB_HCA", hca.toString(), notes);
-            for (GpuHint g : gpus) {
-                Port p = new Port(g.hca(), g.port());
-                if (ports.containsKey(p) && usable.stream().noneMatch(u -> u.port().equals(p))) {
-                    notes.add("GPU " + g.gpu() + "'s own HCA " + p + " is not usable; NCCL will send its traffic "
-                            + "through another listed HCA, farther away than planned");
-                }
-            }
-            List<Usable> roce = usable.stream().filter(u -> u.gid() != null).toList();
-            boolean anyIb = usable.size() > roce.size();
-            if (!roce.isEmpty()) {
-                Set<Integer> indices = new TreeSet<>();
-                roce.forEach(u -> indices.add(u.gid().index()));
-                if (indices.size() == 1 && !anyIb) {
-                    put(exports, "NCCL_IB_GID_INDEX", Integer.toString(indices.iterator().next()), notes);
-                } else {
-                    unset.add("NCCL_IB_GID_INDEX");
-                    StringBuilder per = new StringBuilder();
-                    for (Usable u : roce) {
-                        per.append(per.isEmpty() ? "" : ", ").append(u.port()).append(" -> ").append(u.gid().index());
-                    }
-                    notes.add("NCCL_IB_GID_INDEX left unset: " + (anyIb ? "InfiniBand and RoCE ports are mixed"
-                            : "the pod's RoCE v2 GID index differs per HCA (" + per + ")")
-                            + "; NCCL >= 2.21 picks each HCA's RoCE v2 GID inside NCCL_IB_ADDR_RANGE itself");
-                }
-                put(exports, "NCCL_IB_ADDR_FAMILY", "AF_INET", notes);
-                put(exports, "NCCL_IB_ADDR_RANGE", addrRange(nccl, roce, notes), notes);
-            } else if (ipv6 && nccl != null) {
-                put(exports, "NCCL_IB_ADDR_FAMILY", nccl.ibAddrFamily(), notes);
-                if (nccl.ibAddrRange() != null) {
-                    put(exports, "NCCL_IB_ADDR_RANGE", nccl.ibAddrRange(), notes);
-                }
-            }
+            exportHcas(gpus, ports, usable, railPlane, nccl, ipv6, exports, unset, notes);
         }
         if (nccl != null && nccl.socketIfname() != null) {
             put(exports, "NCCL_SOCKET_IFNAME", nccl.socketIfname(), notes);
@@ -164,7 +156,62 @@ public final class NcclEnvironment {
         if (gdr != null) {
             put(exports, "NCCL_NET_GDR_LEVEL", gdr, notes);
         }
+        List<GpuHint> used = gpus.stream().filter(g -> usable.stream()
+                .anyMatch(u -> u.port().equals(new Port(g.hca(), g.port())))).toList();
+        if (NcclSyntax.gdrC2c(used) != null) {
+            put(exports, "NCCL_NET_GDR_C2C", "1", notes);
+        }
         return new Result(exports, unset, notes);
+    }
+
+    /** Exports NCCL_IB_HCA (and the merge policy), the GID index when one fits all, and the address range. */
+    private static void exportHcas(List<GpuHint> gpus, Map<Port, GpuHint> ports, List<Usable> usable,
+                                   boolean railPlane, PlacementHint.NcclSettings nccl, boolean ipv6,
+                                   Map<String, String> exports, List<String> unset, List<String> notes) {
+        StringBuilder hca = new StringBuilder("=");
+        for (Usable u : usable) {
+            hca.append(hca.length() > 1 ? "," : "").append(u.port());
+            GpuHint first = ports.get(u.port());
+            if (railPlane) {
+                hca.append(':').append(first.rail()).append(first.plane() == null ? "" : ":" + first.plane());
+            }
+        }
+        put(exports, "NCCL_IB_HCA", hca.toString(), notes);
+        if (railPlane) {
+            put(exports, "NCCL_NET_MERGE_POLICY", "RAIL", notes);
+        }
+        for (GpuHint g : gpus) {
+            Port p = new Port(g.hca(), g.port());
+            if (ports.containsKey(p) && usable.stream().noneMatch(u -> u.port().equals(p))) {
+                notes.add("GPU " + g.gpu() + "'s own HCA " + p + " is not usable; NCCL will send its traffic "
+                        + "through another listed HCA, farther away than planned");
+            }
+        }
+        List<Usable> roce = usable.stream().filter(u -> u.gid() != null).toList();
+        boolean anyIb = usable.size() > roce.size();
+        if (!roce.isEmpty()) {
+            Set<Integer> indices = new TreeSet<>();
+            roce.forEach(u -> indices.add(u.gid().index()));
+            if (indices.size() == 1 && !anyIb) {
+                put(exports, "NCCL_IB_GID_INDEX", Integer.toString(indices.iterator().next()), notes);
+            } else {
+                unset.add("NCCL_IB_GID_INDEX");
+                StringBuilder per = new StringBuilder();
+                for (Usable u : roce) {
+                    per.append(per.isEmpty() ? "" : ", ").append(u.port()).append(" -> ").append(u.gid().index());
+                }
+                notes.add("NCCL_IB_GID_INDEX left unset: " + (anyIb ? "InfiniBand and RoCE ports are mixed"
+                        : "the pod's RoCE v2 GID index differs per HCA (" + per + ")")
+                        + "; NCCL >= 2.21 picks each HCA's RoCE v2 GID inside NCCL_IB_ADDR_RANGE itself");
+            }
+            put(exports, "NCCL_IB_ADDR_FAMILY", "AF_INET", notes);
+            put(exports, "NCCL_IB_ADDR_RANGE", addrRange(nccl, roce, notes), notes);
+        } else if (ipv6 && nccl != null) {
+            put(exports, "NCCL_IB_ADDR_FAMILY", nccl.ibAddrFamily(), notes);
+            if (nccl.ibAddrRange() != null) {
+                put(exports, "NCCL_IB_ADDR_RANGE", nccl.ibAddrRange(), notes);
+            }
+        }
     }
 
     /** @return the HCA ports of the GPUs, in GPU order; a GPU naming no valid device and port is left out, noted */
@@ -348,12 +395,13 @@ public final class NcclEnvironment {
         PcieDistance worst = null;
         for (GpuHint g : gpus) {
             Port p = new Port(g.hca(), g.port());
-            if (g.distance() != null && usable.stream().anyMatch(u -> u.port().equals(p))
+            if (g.distance() != null && g.distance() != PcieDistance.P2C
+                    && usable.stream().anyMatch(u -> u.port().equals(p))
                     && (worst == null || g.distance().compareTo(worst) > 0)) {
                 worst = g.distance();
             }
         }
-        if (worst == null || worst.isAtMost(PcieDistance.PXB)) {
+        if (worst == null || worst.gpuDirectByDefault()) {
             return null;
         }
         return worst == PcieDistance.SYS ? "SYS" : "PHB";

@@ -45,9 +45,14 @@ import java.util.TreeSet;
  *   <li>{@code NCCL_IB_ADDR_RANGE}: the smallest CIDR covering the ranges of the networks on those HCAs
  *       ({@code 192.168.4.0/22} and {@code 192.168.8.0/22} give {@code 192.168.0.0/20}), with
  *       {@code NCCL_IB_ADDR_FAMILY} {@code AF_INET} or {@code AF_INET6}; absent when no range is known;</li>
- *   <li>{@code NCCL_NET_GDR_LEVEL}: only when some pair is farther than PXB: {@code PHB} for PHB or NODE (NCCL has no
- *       NODE class), {@code SYS} for SYS, so NCCL still uses GPUDirect RDMA at the distance the plan accepted.</li>
+ *   <li>{@code NCCL_NET_GDR_LEVEL}: only when some pair is farther than PXB (P2C aside): {@code PHB} for PHB or NODE
+ *       (NCCL has no NODE class), {@code SYS} for SYS, so NCCL still uses GPUDirect RDMA at the distance the plan
+ *       accepted; {@code NCCL_NET_GDR_C2C=1} when a pair is P2C ({@link NcclSyntax}).</li>
  * </ul>
+ * These are in the syntax every NCCL release accepts; {@link NcclSyntax#forVersion} rewrites them for the release a
+ * job declares. When the node is in an NVLink domain the hint names it and, from a gang plan, the gang's ranks in it
+ * ({@code nvlink}): they talk over NVLink rather than RDMA; the flat {@code railyard.dev/nvlink-domain} is written
+ * when more than one of the gang's pods are there (or their number is unknown).
  */
 public final class PlacementHints {
     /** Bootstrap interface recommended for {@code NCCL_SOCKET_IFNAME}. */
@@ -68,7 +73,34 @@ public final class PlacementHints {
      * @throws IllegalArgumentException when the pod's node is not in the snapshot
      */
     public static PlacementHint hint(ClusterSnapshot snapshot, GangPlan plan, PlannedPod pod, PodRequest request) {
-        return hint(snapshot, plan.gang(), plan.gangSize(), pod, request, null);
+        PlacementHint h = hint(snapshot, plan.gang(), plan.gangSize(), pod, request, null);
+        return h.nvlink() == null ? h : h.withNvlink(peers(snapshot, plan, h.nvlink().domain()));
+    }
+
+    /**
+     * The gang's members in one NVLink domain: the plan's pods on nodes of the domain and the bound members there.
+     */
+    private static PlacementHint.NvlinkPeers peers(ClusterSnapshot snapshot, GangPlan plan, String domain) {
+        List<Integer> ranks = new ArrayList<>();
+        int peers = 0;
+        for (PlannedPod p : plan.pods()) {
+            if (domain.equals(snapshot.fabric().nvlinkDomain(p.node()))) {
+                peers++;
+                if (p.rank() != null) {
+                    ranks.add(p.rank());
+                }
+            }
+        }
+        for (dev.railyard.scheduler.engine.BoundMember b : plan.bound()) {
+            if (domain.equals(snapshot.fabric().nvlinkDomain(b.node()))) {
+                peers++;
+                if (b.rank() != null) {
+                    ranks.add(b.rank());
+                }
+            }
+        }
+        ranks.sort(null);
+        return new PlacementHint.NvlinkPeers(domain, ranks.size() == peers ? ranks : List.of(), peers);
     }
 
     /**
@@ -117,15 +149,11 @@ public final class PlacementHints {
         }
         Set<String> ibHca = new LinkedHashSet<>();
         Set<String> ranges = new LinkedHashSet<>();
-        PcieDistance worst = PcieDistance.PIX;
         for (GpuBinding b : pod.gpus()) {
             PlacementHint.GpuHint h = gpuHint(b.gpu(), b.hca(), b.rail(), b.distance(), hcas, gpus, byMaster, sels,
                     snapshot, ranges);
             gh.add(h);
             ibHca.add(b.hca() + ":" + h.port());
-            if (b.distance().compareTo(worst) > 0) {
-                worst = b.distance();
-            }
         }
         List<PlacementHint.RailLeaf> fabric = new ArrayList<>();
         FabricPosition pos = snapshot.fabric().position(pod.node());
@@ -139,12 +167,14 @@ public final class PlacementHints {
             }
         }
         String[] range = cover(ranges);
-        String gdr = worst.isAtMost(PcieDistance.PXB) ? null : worst == PcieDistance.SYS ? "SYS" : "PHB";
         PlacementHint.NcclSettings nccl = new PlacementHint.NcclSettings(
                 ibHca.isEmpty() ? null : "=" + String.join(",", ibHca), SOCKET_IFNAME,
-                range == null ? null : range[0], range == null ? null : range[1], gdr);
+                range == null ? null : range[0], range == null ? null : range[1], NcclSyntax.gdrLevel(gh),
+                NcclSyntax.gdrC2c(gh), null);
+        String domain = snapshot.fabric().nvlinkDomain(pod.node());
         return new PlacementHint(PlacementHint.VERSION, pod.node(), gang, gangSize, pod.rank(), fabric, gh, nccl,
-                nodeGpus, railChoice);
+                nodeGpus, railChoice, null, domain == null ? null : new PlacementHint.NvlinkPeers(domain, List.of(),
+                null));
     }
 
     /** One GPU with its HCA, that HCA's first active port and the pod's network on that port's netdev. */
@@ -180,8 +210,9 @@ public final class PlacementHints {
             }
         }
         Gpu g = gpus.get(gpu);
+        Hca hca = hcas.get(hcaName);
         return new PlacementHint.GpuHint(gpu, g == null ? null : g.uuid(), g == null ? null : g.pciBusId(), hcaName,
-                portNo, netdev, rail, distance, network, iface);
+                portNo, netdev, rail, distance, network, iface, hca == null ? null : hca.plane());
     }
 
     private static HcaPort firstUpPort(Hca hca) {
@@ -233,6 +264,11 @@ public final class PlacementHints {
         put(a, HintAnnotations.NCCL_IB_ADDR_RANGE, n.ibAddrRange());
         put(a, HintAnnotations.NCCL_IB_ADDR_FAMILY, n.ibAddrFamily());
         put(a, HintAnnotations.NCCL_NET_GDR_LEVEL, n.netGdrLevel());
+        put(a, HintAnnotations.NCCL_NET_GDR_C2C, n.netGdrC2c());
+        put(a, HintAnnotations.NCCL_NET_MERGE_POLICY, n.netMergePolicy());
+        if (hint.nvlink() != null && (hint.nvlink().peers() == null || hint.nvlink().peers() > 1)) {
+            put(a, HintAnnotations.NVLINK_DOMAIN, hint.nvlink().domain());
+        }
         if (hint.rank() != null) {
             a.put(HintAnnotations.RANK, Integer.toString(hint.rank()));
         }

@@ -22,6 +22,7 @@ import dev.railyard.scheduler.engine.PlanOutcome;
 import dev.railyard.scheduler.engine.PlannedPod;
 import dev.railyard.scheduler.engine.PodRequest;
 import dev.railyard.scheduler.engine.RailVector;
+import dev.railyard.scheduler.hints.NcclSyntax;
 import dev.railyard.scheduler.hints.OffPlanHints;
 import dev.railyard.scheduler.hints.PlacementHints;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
@@ -240,6 +241,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         }
         if (ns.topology() == null) {
             return "node " + node + " has no NodeTopology";
+        }
+        if (!ns.topology().locality().determined()) {
+            return "node " + node + ": its topology source cannot tell GPU-HCA locality (" + ns.topology().locality()
+                    .reason() + ")";
         }
         return null;
     }
@@ -517,6 +522,13 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
 
     @Override
     public Map<String, String> bindHints(PodRef ref, String nodeName) {
+        Map<String, String> hints = plainBindHints(ref, nodeName);
+        ClusterView view = view();
+        PodView known = view == null || hints.isEmpty() ? null : view.pod(ref.namespace() + "/" + ref.name());
+        return known == null ? hints : NcclSyntax.rewrite(hints, known.annotations(), view.podGroupOf(known));
+    }
+
+    private Map<String, String> plainBindHints(PodRef ref, String nodeName) {
         ClusterView view = view();
         if (view == null) {
             return Map.of();

@@ -83,10 +83,11 @@ class TopologyPairCommandTest {
 
     @Test
     void rejectsAnUnknownFormatAsAUsageError() throws Exception {
-        Run run = run("topology", "pair", case01().toString(), "--format", "lspci");
+        // issue 17 made lspci one of the formats
+        Run run = run("topology", "pair", case01().toString(), "--format", "dmesg");
         assertThat(run.exit()).isEqualTo(2);
         assertThat(run.err()).startsWith("railyard: Invalid value for option '--format': unknown topology format "
-                + "'lspci'; expected one of auto, nvidia-smi, sysfs, nccl-xml").doesNotContain("\tat ");
+                + "'dmesg'; expected one of auto, nvidia-smi, sysfs, nccl-xml, lspci").doesNotContain("\tat ");
     }
 
     @Test
@@ -113,6 +114,45 @@ class TopologyPairCommandTest {
         importer.importGraph(parsed, new java.io.StringReader(dot.out()));
         // case-01: 8 GPUs + 8 HCAs + 2 NUMA nodes
         assertThat(parsed.vertexSet()).hasSize(18);
+    }
+
+    @Test
+    void readsAnLspciTreeAndSaysWhenASourceCannotTell(@TempDir Path dir) throws Exception {
+        // lspci -tvnn drawn by pciutils' ls-tree.c rules (docs/formats/lspci-tree.md): GPU 18:00.0 and NIC 19:00.0
+        // under one switch, GPU 29:00.0 and NIC 2a:00.0 under another: PIX each, auto-detected as lspci.
+        Path tree = Files.writeString(dir.resolve("tree.txt"), String.join("\n",
+                "-+-[0000:15]-+-00.0  Intel Corporation Device [8086:09a2]",
+                " |           \\-01.0-[16-19]----00.0-[17-19]--+-00.0-[18]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330]",
+                " |                                           \\-01.0-[19]----00.0  Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+                " \\-[0000:26]-+-00.0  Intel Corporation Device [8086:09a2]",
+                "             \\-01.0-[27-2a]----00.0-[28-2a]--+-00.0-[29]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330]",
+                "                                             \\-01.0-[2a]----00.0  Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+                ""));
+        Run lspci = run("topology", "pair", tree.toString(), "--output", "json");
+        assertThat(lspci.exit()).isZero();
+        JsonNode root = json.readTree(lspci.out());
+        assertThat(root.get("source").asText()).isEqualTo("lspci");
+        assertThat(root.get("locality").get("basis").asText()).isEqualTo("PCIE");
+        assertThat(root.get("pairs").get(0).get("hca").asText()).isEqualTo("0000:19:00.0");
+        assertThat(root.get("pairs").get(1).get("hca").asText()).isEqualTo("0000:2a:00.0");
+        assertThat(root.get("pairs").get(1).get("distance").asText()).isEqualTo("PIX");
+
+        // A GB200 tray's matrix (sglang#11208 rows): every GPU-NIC cell SYS, GPU NUMA ID numeric, no NIC NUMA
+        Path gb200 = Files.writeString(dir.resolve("gb200.txt"), String.join("\n",
+                "        GPU0    GPU1    NIC0    NIC1    CPU Affinity    NUMA Affinity   GPU NUMA ID",
+                "GPU0     X      NV18    SYS     SYS     0-71    0,3-9,11-17             2",
+                "GPU1    NV18     X      SYS     SYS     0-71    0,3-9,11-17             10",
+                "NIC0    SYS     SYS      X      NODE",
+                "NIC1    SYS     SYS     NODE     X",
+                ""));
+        Run table = run("topology", "pair", gb200.toString());
+        assertThat(table.exit()).isZero();
+        assertThat(table.out()).contains("This source cannot tell which HCA is near which GPU: GPU0, GPU1 reach the "
+                + "CPU over NVLink-C2C");
+        JsonNode g = json.readTree(run("topology", "pair", gb200.toString(), "--output", "json").out());
+        assertThat(g.get("locality").get("basis").asText()).isEqualTo("UNDETERMINED");
+        assertThat(g.get("pairs")).isEmpty();
+        assertThat(g.get("excluded")).isEmpty();
     }
 
     private static void assertOneLineError(Run run, String line) {

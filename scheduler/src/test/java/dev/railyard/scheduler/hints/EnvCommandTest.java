@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.hints;
 
+import dev.railyard.api.hints.NcclVersion;
+import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.scheduler.cli.RailyardCommand;
 import dev.railyard.scheduler.hints.SeedNode.Row;
 import org.junit.jupiter.api.Test;
@@ -86,6 +88,48 @@ class EnvCommandTest {
                 export NCCL_SOCKET_IFNAME='=eth0'
                 """);
         assertThat(r.err()).contains("railyard env: the container has GPUs [4, 5] but the plan said [0, 1]");
+    }
+
+    @Test
+    void writesTheNccl230SyntaxWhenAskedAndTheClassicOneByDefault() throws Exception {
+        // GPU4/5 pair with mlx5_2, rail 2 (SeedNode). NCCL >= 2.30.5 reads <hca>:<port>:<rail>[:<plane>] and
+        // NCCL_NET_MERGE_POLICY (NcclSyntaxTest checks the grammar against NCCL's parser); earlier releases
+        // and no declaration get =<hca>:<port>.
+        mlx52Table();
+        String gpus = SeedNode.uuid(4) + "," + SeedNode.uuid(5);
+        Path f = annotations(HintFileTest.goQuote(HintFileTest.hintJson()));
+        Run classic = env("--hints-file", f.toString(), "--nvidia-visible-devices", gpus);
+        assertThat(classic.out()).startsWith("export NCCL_IB_HCA='=mlx5_2:1'\n").doesNotContain("MERGE_POLICY");
+
+        Run asked = env("--hints-file", f.toString(), "--nvidia-visible-devices", gpus, "--nccl-version", "2.30.7");
+        assertThat(asked.exit()).isZero();
+        assertThat(asked.out()).isEqualTo("""
+                export NCCL_IB_HCA='=mlx5_2:1:2'
+                export NCCL_NET_MERGE_POLICY='RAIL'
+                export NCCL_IB_GID_INDEX='7'
+                export NCCL_IB_ADDR_FAMILY='AF_INET'
+                export NCCL_IB_ADDR_RANGE='192.168.12.0/22'
+                export NCCL_SOCKET_IFNAME='=eth0'
+                """);
+
+        // a hint written at bind time for a job declaring 2.30.7 carries it; --nccl-version overrides it
+        PlacementHint declared = NcclSyntax.forVersion(SeedNode.hint(List.of(4, 5), "=mlx5_2:1", "192.168.12.0/22"),
+                NcclVersion.parse("2.30.7"));
+        Path g = annotations(HintFileTest.goQuote(new com.fasterxml.jackson.databind.ObjectMapper()
+                .writeValueAsString(declared)));
+        assertThat(env("--hints-file", g.toString(), "--nvidia-visible-devices", gpus).out())
+                .startsWith("export NCCL_IB_HCA='=mlx5_2:1:2'\nexport NCCL_NET_MERGE_POLICY='RAIL'\n");
+        assertThat(env("--hints-file", g.toString(), "--nvidia-visible-devices", gpus, "--nccl-version", "2.29.7")
+                .out()).startsWith("export NCCL_IB_HCA='=mlx5_2:1'\n").doesNotContain("MERGE_POLICY");
+    }
+
+    @Test
+    void aMalformedNcclVersionIsAUsageErrorInOneLine() throws Exception {
+        Path f = annotations(HintFileTest.goQuote(HintFileTest.hintJson()));
+        Run r = env("--hints-file", f.toString(), "--nccl-version", "newest");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("railyard: --nccl-version: 'newest' is not an NCCL version (expected "
+                + "MAJOR.MINOR[.PATCH], e.g. 2.30.7)\n");
     }
 
     @Test

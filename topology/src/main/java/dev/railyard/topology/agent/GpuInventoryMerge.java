@@ -59,9 +59,9 @@ public final class GpuInventoryMerge {
             }
             gpus.add(new Gpu(gpu.index(), smi.uuid() != null ? smi.uuid() : gpu.uuid(), gpu.pciBusId(),
                     gpu.numaNode(), smi.productName() != null ? smi.productName() : gpu.model(), nvlinks,
-                    gpu.pcieParent()));
+                    gpu.pcieParent(), gpu.c2c()));
         }
         return new NodeTopologySpec(spec.source(), spec.complete(), warnings, gpus, spec.hcas(), spec.pcieBridges(),
-                spec.numaNodes(), spec.distances(), spec.pairs(), spec.excluded());
+                spec.numaNodes(), spec.distances(), spec.pairs(), spec.excluded(), spec.locality());
     }
 }

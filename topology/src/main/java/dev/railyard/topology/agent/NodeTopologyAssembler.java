@@ -6,6 +6,7 @@ import dev.railyard.api.topology.Gpu;
 import dev.railyard.api.topology.Hca;
 import dev.railyard.api.topology.HcaPort;
 import dev.railyard.api.topology.HcaPortStatus;
+import dev.railyard.api.topology.Locality;
 import dev.railyard.api.topology.NetdevAttachment;
 import dev.railyard.api.topology.NodeHealth;
 import dev.railyard.api.topology.NodeTopologyConditions;
@@ -74,7 +75,8 @@ public final class NodeTopologyAssembler {
      * @param stored the status the API server holds
      */
     public void resume(NodeTopologyStatus stored) {
-        for (String type : List.of(NodeTopologyConditions.READY, NodeTopologyConditions.STALE)) {
+        for (String type : List.of(NodeTopologyConditions.READY, NodeTopologyConditions.STALE,
+                NodeTopologyConditions.LOCALITY_KNOWN)) {
             stored.conditions().stream()
                     .filter(c -> type.equals(c.getType()) && c.getStatus() != null && c.getLastTransitionTime() != null)
                     .findFirst().ifPresent(c -> conditions.putIfAbsent(type, c));
@@ -107,6 +109,7 @@ public final class NodeTopologyAssembler {
         NodeHealth health = obs.host() == null ? NodeHealth.UNKNOWN : health(spec, ports);
 
         updateConditions(obs);
+        updateLocality(spec, obs);
         NodeTopologyStatus status = new NodeTopologyStatus(
                 lastCompleteAt == null ? null : lastCompleteAt.truncatedTo(ChronoUnit.SECONDS).toString(),
                 health, allocatedGpus(allocations), allocations, ports, rdmaStatus(bindings, allocations),
@@ -282,6 +285,27 @@ public final class NodeTopologyAssembler {
         boolean complete = obs.complete();
         put(NodeTopologyConditions.READY, complete ? "True" : "False", reason, message, obs.at());
         put(NodeTopologyConditions.STALE, complete ? "False" : "True", reason, message, obs.at());
+    }
+
+    /**
+     * {@link NodeTopologyConditions#LOCALITY_KNOWN}: whether sysfs told GPU–HCA locality apart ({@link Locality}).
+     * False with {@link NodeTopologyConditions#REASON_SOURCE_CANNOT_TELL} publishes no rail map; a scheduler then has
+     * no pairs for the node and treats it as such (no made-up index-order pairs). Absent until sysfs was read.
+     */
+    private void updateLocality(NodeTopologySpec spec, NodeObservation obs) {
+        if (spec == null) {
+            return;
+        }
+        Locality l = spec.locality();
+        switch (l.basis()) {
+            case UNDETERMINED -> put(NodeTopologyConditions.LOCALITY_KNOWN, "False",
+                    NodeTopologyConditions.REASON_SOURCE_CANNOT_TELL, l.reason(), obs.at());
+            case NUMA -> put(NodeTopologyConditions.LOCALITY_KNOWN, "True",
+                    NodeTopologyConditions.REASON_PAIRED_BY_NUMA, l.reason(), obs.at());
+            case PCIE -> put(NodeTopologyConditions.LOCALITY_KNOWN, "True",
+                    NodeTopologyConditions.REASON_PAIRED_BY_PCIE, spec.pairs().size() + " of "
+                            + spec.gpus().size() + " GPUs paired by PCIe distance", obs.at());
+        }
     }
 
     private void put(String type, String status, String reason, String message, Instant at) {

@@ -88,8 +88,9 @@ public final class SysfsHostDiscovery implements HostDiscovery {
     private static NodeTopologySpec withoutGidSizes(NodeTopologySpec spec) {
         List<Hca> hcas = spec.hcas().stream().map(h -> new Hca(h.name(), h.pciBusId(), h.numaNode(),
                 h.ports().stream().map(p -> new HcaPort(p.number(), p.linkLayer(), p.state(), p.rateGbps(),
-                        p.netdevs(), null)).toList(), h.bondMaster(), h.pcieParent())).toList();
+                        p.netdevs(), null)).toList(), h.bondMaster(), h.pcieParent(), h.plane())).toList();
         return new NodeTopologySpec(spec.source(), spec.complete(), spec.warnings(), spec.gpus(), hcas,
-                spec.pcieBridges(), spec.numaNodes(), spec.distances(), spec.pairs(), spec.excluded());
+                spec.pcieBridges(), spec.numaNodes(), spec.distances(), spec.pairs(), spec.excluded(),
+                spec.locality());
     }
 }

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * <p>Line numbers are 1-based lines of the file. Column numbers are 1-based characters of the line <em>after</em>
  * ANSI escapes were removed (a tab counts as one column).
  */
-final class DumpText {
+public final class DumpText {
     /** CSI sequences ({@code ESC [ ... m}) and two-character escapes. */
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-?]*[ -/]*[@-~]|\u001B[@-_]");
     /** Bytes examined for the binary check. */
@@ -40,7 +40,7 @@ final class DumpText {
      * @return its bytes
      * @throws InputException when the file is missing, a directory, unreadable or larger than {@code maxBytes}
      */
-    static byte[] read(Path input, long maxBytes) {
+    public static byte[] read(Path input, long maxBytes) {
         try {
             if (Files.isDirectory(input)) {
                 throw new InputException(input + ": is a directory, expected a text file");
@@ -77,7 +77,7 @@ final class DumpText {
      * @throws InputException when the content is binary: a NUL byte, or more than 1% control bytes among the
      *                        first 64 KiB; the message names the line and column of the first such byte
      */
-    static String decode(String source, byte[] bytes) {
+    public static String decode(String source, byte[] bytes) {
         int limit = Math.min(bytes.length, SNIFF_BYTES);
         int control = 0;
         int firstControl = -1;
@@ -113,7 +113,7 @@ final class DumpText {
      * @param text decoded text
      * @return its lines without line terminators, carriage returns or ANSI escape sequences; index 0 is line 1
      */
-    static List<String> lines(String text) {
+    public static List<String> lines(String text) {
         List<String> lines = new ArrayList<>();
         int start = 0;
         int n = text.length();

@@ -23,10 +23,20 @@ public enum TopologyFormat {
     /** A sysfs snapshot: a directory, or a {@code .tar.gz} written by {@code railyard topology collect}. */
     SYSFS("sysfs"),
     /** NCCL topology XML ({@code NCCL_TOPO_DUMP_FILE}). */
-    NCCL_XML("nccl-xml");
+    NCCL_XML("nccl-xml"),
+    /** {@code lspci -tv} bus tree text ({@code -t}, {@code -tvn}, {@code -tvnn} too). */
+    LSPCI("lspci");
+
+    /** A line of an {@code lspci -t} drawing that opens a top-level bus: {@code -[0000:00]-} or {@code -+-[0000:00]-}. */
+    private static final java.util.regex.Pattern LSPCI_ROOT =
+            java.util.regex.Pattern.compile("(?m)^\\s*-(?:\\+-)?\\[[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}\\]-");
+    /** An nvidia-smi topo -m header: a line whose first heading is GPU0. */
+    private static final java.util.regex.Pattern SMI_HEADER = java.util.regex.Pattern.compile("(?m)^\\s*GPU0\\s");
 
     /** Bytes read from the start of a file to recognise XML. */
     private static final int SNIFF_BYTES = 4096;
+    /** Bytes read from the start of a text file to tell lspci trees from nvidia-smi matrices. */
+    private static final int TEXT_SNIFF_BYTES = 256 * 1024;
 
     private final String cliName;
 
@@ -40,8 +50,8 @@ public enum TopologyFormat {
     }
 
     /**
-     * @param name a command-line name ({@code auto}, {@code nvidia-smi}, {@code sysfs}, {@code nccl-xml}),
-     *             case-insensitive
+     * @param name a command-line name ({@code auto}, {@code nvidia-smi}, {@code sysfs}, {@code nccl-xml},
+     *             {@code lspci}), case-insensitive
      * @return the format
      * @throws InputException for any other name, listing the accepted ones
      */
@@ -58,8 +68,10 @@ public enum TopologyFormat {
     /**
      * Detects the format of a path: a directory, {@code .tar.gz}, {@code .tgz} or {@code .tar} is
      * {@link #SYSFS}; a file whose first non-blank characters are {@code <?xml} or {@code <system} is
-     * {@link #NCCL_XML}; any other file is {@link #NVIDIA_SMI} (whose parser then says precisely what is wrong
-     * with it).
+     * {@link #NCCL_XML}; a file with an {@code lspci -t} top-level bus line ({@code -[0000:00]-...}) and no
+     * {@code nvidia-smi topo -m} header (a line starting {@code GPU0}) in its first 256 KiB is {@link #LSPCI} (a
+     * paste with both is read as nvidia-smi, the richer source); any other file is {@link #NVIDIA_SMI} (whose
+     * parser then says precisely what is wrong with it).
      *
      * @param input path given by the user
      * @return the format, never {@link #AUTO}
@@ -78,13 +90,17 @@ public enum TopologyFormat {
         }
         byte[] head;
         try (InputStream in = Files.newInputStream(input)) {
-            head = in.readNBytes(SNIFF_BYTES);
+            head = in.readNBytes(TEXT_SNIFF_BYTES);
         } catch (IOException e) {
             throw new InputException(input + ": cannot read (" + e.getMessage() + ")", e);
         }
-        String start = new String(head, StandardCharsets.UTF_8).replace("\uFEFF", "").stripLeading();
+        String text = new String(head, StandardCharsets.UTF_8).replace("\uFEFF", "");
+        String start = text.substring(0, Math.min(text.length(), SNIFF_BYTES)).stripLeading();
         if (start.startsWith("<?xml") || start.startsWith("<system")) {
             return NCCL_XML;
+        }
+        if (LSPCI_ROOT.matcher(text).find() && !SMI_HEADER.matcher(text).find()) {
+            return LSPCI;
         }
         return NVIDIA_SMI;
     }

@@ -34,6 +34,7 @@ import java.util.List;
  * nodes:                                # required
  *   - name: gpu-a1                      # or names: [gpu-a1, gpu-a2, ...]
  *     rails: [su1-leaf-r0, su1-leaf-r1] # rail-optimised: list position = rail index; null = rail not cabled
+ *     nvlinkDomain: nvl72-rack-1        # optional: the nodes' multi-node NVLink domain (NVL72 rack)
  *   - name: cpu-1
  *     leaf: tor-1                       # or: every rail on one switch
  * }</pre>
@@ -57,7 +58,7 @@ public final class FabricFile {
     record SwitchDoc(String name, Integer tier, List<String> uplinks) {
     }
 
-    record NodeDoc(String name, List<String> names, String leaf, List<String> rails) {
+    record NodeDoc(String name, List<String> names, String leaf, List<String> rails, String nvlinkDomain) {
     }
 
     private FabricFile() {
@@ -152,6 +153,7 @@ public final class FabricFile {
                     if (b.isAttached(node)) {
                         throw new IllegalArgumentException("node " + node + " is listed twice");
                     }
+                    b.nvlinkDomain(node, n.nvlinkDomain());
                     if (n.leaf() != null) {
                         b.attachAllRails(node, n.leaf());
                     } else {

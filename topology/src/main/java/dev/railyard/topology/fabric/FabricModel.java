@@ -28,6 +28,12 @@ import java.util.TreeMap;
  * <p>With no fabric data at all ({@link #isEmpty()}), {@code maxTier()} is 0 and every two nodes are 1 tier
  * (1 switch) apart: all nodes are equidistant, and {@link #notices()} says so.
  *
+ * <p><b>NVLink domains.</b> Nodes whose GPUs share one multi-node NVLink fabric (an NVL72 rack: GPU feature
+ * discovery's {@code nvidia.com/gpu.clique} label, {@link NvlinkDomains}) carry that domain's name
+ * ({@link #nvlinkDomain}). Ranks in one domain talk over NVLink, not through the switches above; the planner treats a
+ * domain as the innermost tier, below the leaf (see {@code DomainTree} in the scheduler). Domains do not change the
+ * switch tiers or their numbering.
+ *
  * <p>Sources: {@link FabricFile} (static YAML), {@link NodeLabelFabric} (node labels), {@link HyperNodeFabric}
  * (Volcano HyperNodes).
  */
@@ -46,9 +52,11 @@ public final class FabricModel {
     private final List<Map<Integer, String>> domainNames;
     private final List<String> notices;
     private final int volcanoTierOffset;
+    private final Map<String, String> nvlinkDomains;
 
     private FabricModel(Builder b, Map<String, FabricPosition> positions, List<Map<Integer, String>> domainNames,
                         int maxTier, List<String> notices) {
+        this.nvlinkDomains = Collections.unmodifiableMap(new java.util.TreeMap<>(b.nvlinkDomains));
         this.source = b.source;
         this.origin = b.origin;
         this.switches = Collections.unmodifiableMap(new LinkedHashMap<>(b.switches));
@@ -63,6 +71,20 @@ public final class FabricModel {
         this.domainNames = domainNames;
         this.notices = List.copyOf(notices);
         this.volcanoTierOffset = b.volcanoTierOffset;
+    }
+
+    /** A copy of {@code base} with other NVLink domains. */
+    private FabricModel(FabricModel base, Map<String, String> nvlinkDomains) {
+        this.source = base.source;
+        this.origin = base.origin;
+        this.switches = base.switches;
+        this.positions = base.positions;
+        this.maxTier = base.maxTier;
+        this.tierNames = base.tierNames;
+        this.domainNames = base.domainNames;
+        this.notices = base.notices;
+        this.volcanoTierOffset = base.volcanoTierOffset;
+        this.nvlinkDomains = Collections.unmodifiableMap(new java.util.TreeMap<>(nvlinkDomains));
     }
 
     /** @return a model with no fabric data: all nodes equidistant */
@@ -210,6 +232,29 @@ public final class FabricModel {
         return tier <= 0 ? 0 : 2 * tier - 1;
     }
 
+    /**
+     * @param node a node name
+     * @return the NVLink domain the node's GPUs belong to, or null when none is known
+     */
+    public String nvlinkDomain(String node) {
+        return nvlinkDomains.get(node);
+    }
+
+    /** @return node name → NVLink domain, for every node with one, sorted by node name */
+    public Map<String, String> nvlinkDomains() {
+        return nvlinkDomains;
+    }
+
+    /**
+     * @param domains node name → NVLink domain to add (a node's domain from the source wins)
+     * @return this model when nothing changes, else a copy with the merged domains
+     */
+    public FabricModel withNvlinkDomains(Map<String, String> domains) {
+        Map<String, String> merged = new java.util.TreeMap<>(domains);
+        merged.putAll(nvlinkDomains);
+        return merged.equals(nvlinkDomains) ? this : new FabricModel(this, merged);
+    }
+
     /** @return statements for people about gaps in the data (no fabric data, nodes without a position, ...) */
     public List<String> notices() {
         return notices;
@@ -224,6 +269,7 @@ public final class FabricModel {
         private final Map<String, String> defaultAttach = new LinkedHashMap<>();
         private final Map<Integer, String> tierNames = new HashMap<>();
         private final List<String> notices = new ArrayList<>();
+        private final Map<String, String> nvlinkDomains = new LinkedHashMap<>();
         private int volcanoTierOffset;
 
         private Builder(Source source, String origin) {
@@ -309,6 +355,14 @@ public final class FabricModel {
         /** Model tier = Volcano tier + offset (1 when HyperNodes start at tier 0). */
         public Builder volcanoTierOffset(int offset) {
             this.volcanoTierOffset = offset;
+            return this;
+        }
+
+        /** Puts the node's GPUs in NVLink domain {@code domain} (a first call per node wins). */
+        public Builder nvlinkDomain(String node, String domain) {
+            if (node != null && domain != null && !domain.isBlank()) {
+                nvlinkDomains.putIfAbsent(node, domain);
+            }
             return this;
         }
 

@@ -22,7 +22,9 @@ import java.util.regex.PatternSyntaxException;
  * <p>Volcano requires a strict tree; this model also accepts a HyperNode listed under two parents (both become
  * uplinks). A node selected by two HyperNodes of its lowest tier is attached to the first by name, with a notice.
  * HyperNode tiers start at 1 in Volcano's examples; when the lowest tier is 0 every tier is shifted up by one and
- * {@link FabricModel#fromVolcanoTier(int)} maps {@code highestTierAllowed} accordingly.
+ * {@link FabricModel#fromVolcanoTier(int)} maps {@code highestTierAllowed} accordingly. NVLink domains: a node's
+ * {@value NvlinkDomains#CLIQUE_LABEL} label, else a HyperNode selecting nodes by that label ({@link NvlinkDomains});
+ * such a HyperNode also stays a switch domain at its tier, as Volcano sees it.
  */
 public final class HyperNodeFabric {
     private HyperNodeFabric() {
@@ -41,23 +43,8 @@ public final class HyperNodeFabric {
         if (hyperNodes.isEmpty()) {
             return b.build();
         }
-        Map<String, HyperNode> byName = new LinkedHashMap<>();
-        int minTier = Integer.MAX_VALUE;
-        for (HyperNode h : hyperNodes) {
-            if (h.name() == null || h.name().isBlank()) {
-                throw new InputException("a HyperNode has no name");
-            }
-            if (byName.put(h.name(), h) != null) {
-                throw new InputException("HyperNode " + h.name() + " is defined twice");
-            }
-            if (h.tier() < 0) {
-                throw new InputException("HyperNode " + h.name() + ": tier " + h.tier() + " is negative");
-            }
-            if (h.members().isEmpty()) {
-                throw new InputException("HyperNode " + h.name() + " has no members");
-            }
-            minTier = Math.min(minTier, h.tier());
-        }
+        Map<String, HyperNode> byName = byName(hyperNodes);
+        int minTier = byName.values().stream().mapToInt(HyperNode::tier).min().orElseThrow();
         int offset = minTier == 0 ? 1 : 0;
         b.volcanoTierOffset(offset);
         List<HyperNode> sorted = new ArrayList<>(byName.values());
@@ -85,21 +72,7 @@ public final class HyperNodeFabric {
                 }
             }
         }
-        Map<HyperNode, List<Pattern>> patterns = new HashMap<>();
-        for (HyperNode h : sorted) {
-            List<Pattern> ps = new ArrayList<>();
-            for (HyperNode.Member m : h.members()) {
-                if (m.type() == HyperNode.MemberType.NODE && m.selector().regexMatch() != null) {
-                    try {
-                        ps.add(Pattern.compile(m.selector().regexMatch()));
-                    } catch (PatternSyntaxException e) {
-                        throw new InputException("HyperNode " + h.name() + ": regexMatch '"
-                                + m.selector().regexMatch() + "' does not compile: " + e.getDescription());
-                    }
-                }
-            }
-            patterns.put(h, ps);
-        }
+        Map<HyperNode, List<Pattern>> patterns = compilePatterns(sorted);
         List<String> ambiguous = new ArrayList<>();
         for (var e : new TreeMap<>(nodeLabels).entrySet()) {
             String node = e.getKey();
@@ -121,6 +94,7 @@ public final class HyperNodeFabric {
                 b.attachAllRails(node, home.name());
             }
         }
+        nvlinkDomains(b, sorted, patterns, nodeLabels);
         if (!ambiguous.isEmpty()) {
             b.notice("nodes selected by two HyperNodes of the same tier, attached to the first: "
                     + String.join(", ", ambiguous));
@@ -129,6 +103,67 @@ public final class HyperNodeFabric {
             b.notice("HyperNode tiers start at 0; Railyard counts them from 1 (tier t is shown as t+1)");
         }
         return b.build();
+    }
+
+    /** @return the HyperNodes by name, checked: named, once each, tier ≥ 0, with members */
+    private static Map<String, HyperNode> byName(List<HyperNode> hyperNodes) {
+        Map<String, HyperNode> byName = new LinkedHashMap<>();
+        for (HyperNode h : hyperNodes) {
+            if (h.name() == null || h.name().isBlank()) {
+                throw new InputException("a HyperNode has no name");
+            }
+            if (byName.put(h.name(), h) != null) {
+                throw new InputException("HyperNode " + h.name() + " is defined twice");
+            }
+            if (h.tier() < 0) {
+                throw new InputException("HyperNode " + h.name() + ": tier " + h.tier() + " is negative");
+            }
+            if (h.members().isEmpty()) {
+                throw new InputException("HyperNode " + h.name() + " has no members");
+            }
+        }
+        return byName;
+    }
+
+    /** @return each HyperNode's compiled node {@code regexMatch} selectors */
+    private static Map<HyperNode, List<Pattern>> compilePatterns(List<HyperNode> sorted) {
+        Map<HyperNode, List<Pattern>> patterns = new HashMap<>();
+        for (HyperNode h : sorted) {
+            List<Pattern> ps = new ArrayList<>();
+            for (HyperNode.Member m : h.members()) {
+                if (m.type() == HyperNode.MemberType.NODE && m.selector().regexMatch() != null) {
+                    try {
+                        ps.add(Pattern.compile(m.selector().regexMatch()));
+                    } catch (PatternSyntaxException e) {
+                        throw new InputException("HyperNode " + h.name() + ": regexMatch '"
+                                + m.selector().regexMatch() + "' does not compile: " + e.getDescription());
+                    }
+                }
+            }
+            patterns.put(h, ps);
+        }
+        return patterns;
+    }
+
+    /**
+     * NVLink domains: a node's {@value NvlinkDomains#CLIQUE_LABEL} value, else the name of a HyperNode that selects
+     * it by that label (a HyperNode standing for an NVL72 rack).
+     */
+    private static void nvlinkDomains(FabricModel.Builder b, List<HyperNode> sorted,
+                                      Map<HyperNode, List<Pattern>> patterns,
+                                      Map<String, Map<String, String>> nodeLabels) {
+        NvlinkDomains.fromLabels(nodeLabels).forEach(b::nvlinkDomain);
+        for (HyperNode h : sorted) {
+            if (!NvlinkDomains.carriesClique(h)) {
+                continue;
+            }
+            for (var e : new TreeMap<>(nodeLabels).entrySet()) {
+                Map<String, String> labels = e.getValue() == null ? Map.of() : e.getValue();
+                if (selects(h, patterns.get(h), e.getKey(), labels)) {
+                    b.nvlinkDomain(e.getKey(), h.name());
+                }
+            }
+        }
     }
 
     private static void checkSelector(HyperNode h, HyperNode.Member m) {

@@ -10,7 +10,8 @@ import java.util.TreeMap;
  *
  * <p>A label value names a domain at its tier; the same value under two different parents is two domains (a domain
  * is identified by its value and the values above it, as Kueue does). Labels carry one switch per node, so every
- * rail of a node hangs under the same tier-1 domain: rail-optimised leaves are not visible through labels.
+ * rail of a node hangs under the same tier-1 domain: rail-optimised leaves are not visible through labels. NVLink
+ * domains come from {@value NvlinkDomains#CLIQUE_LABEL} ({@link NvlinkDomains}).
  */
 public final class NodeLabelFabric {
     private NodeLabelFabric() {
@@ -24,6 +25,7 @@ public final class NodeLabelFabric {
     public static FabricModel build(Map<String, Map<String, String>> nodeLabels, FabricLabelKeys keys) {
         FabricModel.Builder b = FabricModel.builder(FabricModel.Source.LABELS, "node labels");
         int without = 0;
+        NvlinkDomains.fromLabels(nodeLabels).forEach(b::nvlinkDomain);
         for (var e : new TreeMap<>(nodeLabels).entrySet()) {
             Map<String, String> labels = e.getValue() == null ? Map.of() : e.getValue();
             List<String> values = null;

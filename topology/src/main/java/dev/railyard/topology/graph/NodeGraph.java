@@ -31,7 +31,7 @@ import java.util.Set;
  * <p>Edges ({@link Link}):
  * <ul>
  *   <li>{@link LinkKind#PCIE_PATH} GPU–HCA, one per known distance class, weight = {@link #weight(PcieDistance)}
- *       (PIX 1 .. SYS 5);</li>
+ *       (PIX 1 .. SYS 5, P2C 2.5);</li>
  *   <li>{@link LinkKind#NVLINK} GPU–GPU, weight 0;</li>
  *   <li>{@link LinkKind#PCIE_UPLINK} device–bridge and bridge–bridge (child to parent), weight 0;</li>
  *   <li>{@link LinkKind#NUMA_LOCAL} NUMA node to a host bridge, or to a device when the source has no PCIe tree,
@@ -224,10 +224,18 @@ public final class NodeGraph {
 
     /**
      * @param distance a distance class
-     * @return the edge weight used for it: PIX 1, PXB 2, PHB 3, NODE 4, SYS 5
+     * @return the edge weight used for it: PIX 1, PXB 2, P2C 2.5 (NCCL ranks it between PXB and PHB), PHB 3, NODE 4,
+     *         SYS 5
      */
     public static double weight(PcieDistance distance) {
-        return distance.ordinal() + 1;
+        return switch (distance) {
+            case PIX -> 1;
+            case PXB -> 2;
+            case P2C -> 2.5;
+            case PHB -> 3;
+            case NODE -> 4;
+            case SYS -> 5;
+        };
     }
 
     /** @return the underlying JGraphT graph, unmodifiable */

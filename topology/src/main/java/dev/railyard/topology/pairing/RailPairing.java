@@ -5,6 +5,7 @@ import dev.railyard.api.topology.Gpu;
 import dev.railyard.api.topology.GpuHcaPair;
 import dev.railyard.api.topology.Hca;
 import dev.railyard.api.topology.HcaPort;
+import dev.railyard.api.topology.Locality;
 import dev.railyard.api.topology.NodeTopologySpec;
 import dev.railyard.api.topology.PcieDistance;
 import dev.railyard.topology.discovery.HcaNameOrder;
@@ -46,7 +47,13 @@ import java.util.stream.Collectors;
  * </ol>
  * Rules 4–6 need evidence: they exclude an HCA only when its distance to <em>every</em> GPU is known. An HCA whose
  * distances are partly unknown (damaged dump) is never excluded on guesswork; if it ends up without a GPU it is
- * reported as undecided.
+ * reported as undecided. Rules 4–6 exclude for lack of a near GPU, so they are not applied to a partial view (a
+ * container that sees some GPUs and every NIC, {@link LocalityRules#partialView}).
+ *
+ * <p><b>Locality.</b> When the source cannot tell which HCA is near which GPU ({@link LocalityRules#cannotTell}, or
+ * a parser that says so, such as a virtual machine's PCIe tree) nothing is paired and the spec's
+ * {@link Locality} says why; C2C-attached GPUs paired with an HCA of their own CPU (P2C) give
+ * {@link Locality.Basis#NUMA}.
  *
  * <p><b>Assignment.</b> GPUs are paired when their distance to every candidate HCA is known, or when they have a
  * known PIX candidate (nothing can be nearer). Each candidate HCA may take at most
@@ -58,7 +65,8 @@ import java.util.stream.Collectors;
  * fillers cost 0 on the GPU side and more than any class on the HCA side, so the matching restricted to real
  * pairs is an optimal capacitated assignment.
  *
- * <p><b>Cost.</b> The cost of a pair of class {@code c} (PIX=0 .. SYS=4, unknown=5) is {@code (n+1)^c * T} plus a
+ * <p><b>Cost.</b> The cost of a pair of class {@code c} (PIX=0, PXB=1, P2C=2 .. SYS=5, unknown=6) is
+ * {@code (n+1)^c * T} plus a
  * tie-break {@code (i - j)^2}, where {@code n} is the number of GPUs being paired, {@code i} the GPU's rank and
  * {@code j} the HCA copy's rank. Because one pair of class {@code c+1} costs more than {@code n} pairs of class
  * {@code c} plus all tie-breaks ({@code T} exceeds the largest possible tie-break sum), the optimum is
@@ -141,13 +149,24 @@ public final class RailPairing {
                 }
             }
             List<GpuHcaPair> pairs = List.of();
+            Locality locality = spec.locality().determined() ? LocalityRules.cannotTell(gpus, candidates, dist)
+                    : spec.locality();
             if (gpus.isEmpty()) {
                 notes.add(NOTE_PREFIX + "no GPUs, nothing to pair");
+                locality = Locality.PCIE;
+            } else if (locality != null) {
+                notes.add(NOTE_PREFIX + "not paired: " + locality.reason());
             } else {
-                candidates = sysOnlyRule(candidates);
-                candidates = switchRule(candidates);
-                candidates = surplusRule(candidates);
-                pairs = assign(candidates);
+                List<String> orphans = LocalityRules.partialView(gpus, candidates, dist);
+                if (orphans.isEmpty()) {
+                    candidates = sysOnlyRule(candidates);
+                    candidates = switchRule(candidates);
+                    candidates = surplusRule(candidates);
+                } else {
+                    notes.add(NOTE_PREFIX + LocalityRules.partialViewNote(gpus.size(), candidates.size(), orphans));
+                }
+                pairs = assign(candidates, orphans);
+                locality = LocalityRules.afterPairing(pairs);
             }
             List<ExcludedHca> excluded = new ArrayList<>();
             Set<String> seen = new HashSet<>();
@@ -165,7 +184,7 @@ public final class RailPairing {
             }
             warnings.addAll(notes);
             return new NodeTopologySpec(spec.source(), spec.complete(), warnings, spec.gpus(), spec.hcas(),
-                    spec.pcieBridges(), spec.numaNodes(), spec.distances(), pairs, excluded);
+                    spec.pcieBridges(), spec.numaNodes(), spec.distances(), pairs, excluded, locality);
         }
 
         // ----- exclusion rules ---------------------------------------------------------------------------
@@ -301,7 +320,7 @@ public final class RailPairing {
 
         // ----- assignment --------------------------------------------------------------------------------
 
-        private List<GpuHcaPair> assign(List<Hca> candidates) {
+        private List<GpuHcaPair> assign(List<Hca> candidates, List<String> orphans) {
             if (candidates.isEmpty()) {
                 notes.add(NOTE_PREFIX + "no HCA can serve as a rail; no GPU is paired");
                 return List.of();
@@ -367,7 +386,7 @@ public final class RailPairing {
                 int rail = railOf.computeIfAbsent(p.hca(), k -> railOf.size());
                 pairs.add(new GpuHcaPair(p.gpu(), p.hca(), p.distance(), rail));
             }
-            describe(pairs, unknownOf, candidates, cap);
+            describe(pairs, unknownOf, candidates, cap, orphans);
             return pairs;
         }
 
@@ -453,10 +472,10 @@ public final class RailPairing {
         // ----- notes -------------------------------------------------------------------------------------
 
         private void describe(List<GpuHcaPair> pairs, Map<Integer, List<String>> unknownOf, List<Hca> candidates,
-                              int cap) {
+                              int cap, List<String> orphans) {
             Map<PcieDistance, List<String>> far = new EnumMap<>(PcieDistance.class);
             for (GpuHcaPair p : pairs) {
-                if (!p.distance().isAtMost(PcieDistance.PXB)) {
+                if (!p.distance().gpuDirectByDefault()) {
                     far.computeIfAbsent(p.distance(), k -> new ArrayList<>()).add("GPU" + p.gpu());
                 }
             }
@@ -471,9 +490,14 @@ public final class RailPairing {
             Set<String> used = pairs.stream().map(GpuHcaPair::hca).collect(Collectors.toSet());
             List<String> undecided = new ArrayList<>();
             List<String> spare = new ArrayList<>();
+            List<String> unseen = new ArrayList<>();
             Set<Integer> unknownGpus = new TreeSet<>();
             for (Hca h : candidates) {
                 if (used.contains(h.name())) {
+                    continue;
+                }
+                if (orphans.contains(h.name())) {
+                    unseen.add(h.name());
                     continue;
                 }
                 PcieDistance[] col = dist.get(h.name());
@@ -495,6 +519,10 @@ public final class RailPairing {
             if (!spare.isEmpty()) {
                 notes.add(NOTE_PREFIX + abbreviate(spare) + (spare.size() == 1 ? " is a spare" : " are spares")
                         + ": a candidate the balanced minimum-cost pairing did not need");
+            }
+            if (!unseen.isEmpty()) {
+                notes.add(NOTE_PREFIX + abbreviate(unseen) + (unseen.size() == 1 ? " is" : " are")
+                        + " neither rail nor excluded: no GPU this view shows is near, a GPU it does not show may be");
             }
         }
 

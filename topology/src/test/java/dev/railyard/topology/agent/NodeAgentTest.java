@@ -137,7 +137,9 @@ class NodeAgentTest {
             assertThat(stored.getStatus().conditions()).extracting(Condition::getType, Condition::getStatus,
                     Condition::getReason).containsExactly(
                     org.assertj.core.groups.Tuple.tuple("Ready", "True", "Observed"),
-                    org.assertj.core.groups.Tuple.tuple("Stale", "False", "Observed"));
+                    org.assertj.core.groups.Tuple.tuple("Stale", "False", "Observed"),
+                    // issue 17: the status says whether sysfs told GPU-HCA locality apart (PCIe switches here)
+                    org.assertj.core.groups.Tuple.tuple("LocalityKnown", "True", "PairedByPcie"));
             assertThat(stored.getStatus().observedTime()).isEqualTo("2026-11-30T07:00:00Z");
         }
     }
@@ -254,7 +256,8 @@ class NodeAgentTest {
             assertThat(after.getStatus().conditions()).extracting(Condition::getType,
                     Condition::getLastTransitionTime).containsExactly(
                     org.assertj.core.groups.Tuple.tuple("Ready", "2026-11-30T07:00:00Z"),
-                    org.assertj.core.groups.Tuple.tuple("Stale", "2026-11-30T07:00:00Z"));
+                    org.assertj.core.groups.Tuple.tuple("Stale", "2026-11-30T07:00:00Z"),
+                    org.assertj.core.groups.Tuple.tuple("LocalityKnown", "2026-11-30T07:00:00Z"));
         }
     }
 

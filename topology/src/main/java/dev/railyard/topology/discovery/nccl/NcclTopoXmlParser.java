@@ -9,6 +9,7 @@ import dev.railyard.api.topology.NodeTopologySpec;
 import dev.railyard.api.topology.NumaNode;
 import dev.railyard.api.topology.NvLink;
 import dev.railyard.api.topology.PcieBridge;
+import dev.railyard.api.topology.PcieDistance;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.discovery.HcaNameOrder;
 import dev.railyard.topology.discovery.PciBusId;
@@ -65,6 +66,15 @@ import java.util.TreeMap;
  * host bridges; each {@code <pci>} with {@code <pci>} children becomes a {@link PcieBridge.Kind#SWITCH}.
  * HCAs are ordered like {@link HcaNameOrder}.
  *
+ * <p>Grace hosts: a {@code <gpu>} with a {@code <c2c>} child (NCCL writes it when NVML reports active C2C links,
+ * {@code src/graph/xml.cc}) reaches its CPU over NVLink-C2C; its distance to a NIC under the same {@code <cpu>} and
+ * not under a shared switch is {@link PcieDistance#P2C}, NCCL's own class for that path ({@code src/graph/paths.cc}).
+ * A {@code plane} attribute on {@code <net>} (net plugin v12, NCCL ≥ 2.30) becomes {@link Hca#plane()}.
+ *
+ * <p>A dump that ends early (bug reports often cut it mid-element) is read as far as it goes: when the XML error is
+ * on the file's last line and {@code <system>} is open, the elements read so far are used and a warning names the
+ * element the file ends in, with {@code complete == false}. See {@code docs/formats/nccl-topology.md}.
+ *
  * <p>The XML is read with the JDK's SAX parser with secure processing on and DOCTYPE declarations, external
  * entities and XInclude refused. Malformed XML, a root other than {@code <system>}, or a dump without any
  * {@code <gpu>} throws {@link InputException} naming file, line and column; a bad attribute on one element adds a
@@ -89,16 +99,21 @@ public final class NcclTopoXmlParser implements TopologyParser {
             throw new InputException(input + (Files.exists(input) ? ": not a regular file" : ": no such file"));
         }
         Element root;
+        String cut = null;
+        TreeBuilder builder = new TreeBuilder(input);
         try (InputStream in = Files.newInputStream(input)) {
             if (Files.size(input) == 0) {
                 throw new InputException(input + ": empty file, expected NCCL topology XML (<system version=\"1\">)");
             }
-            TreeBuilder builder = new TreeBuilder(input);
             newParser().parse(in, builder);
             root = builder.root;
         } catch (SAXParseException e) {
-            throw new InputException(input + ":" + e.getLineNumber() + ":" + e.getColumnNumber() + ": not NCCL "
-                    + "topology XML: " + e.getMessage(), e);
+            cut = builder.truncation(e, lastLine(input));
+            if (cut == null) {
+                throw new InputException(input + ":" + e.getLineNumber() + ":" + e.getColumnNumber() + ": not NCCL "
+                        + "topology XML: " + e.getMessage(), e);
+            }
+            root = builder.root;
         } catch (SAXException e) {
             throw new InputException(input + ": not NCCL topology XML: " + e.getMessage(), e);
         } catch (IOException e) {
@@ -109,7 +124,22 @@ public final class NcclTopoXmlParser implements TopologyParser {
             throw new InputException(input + where + ": root element is <" + (root == null ? "" : root.name)
                     + ">, expected <system> (NCCL_TOPO_DUMP_FILE format)");
         }
-        return new Pass(input).run(root);
+        return new Pass(input, cut).run(root);
+    }
+
+    /** @return the number of the file's last line that holds anything but blanks (1-based), 0 when none */
+    private static int lastLine(Path input) {
+        try {
+            List<String> lines = Files.readAllLines(input, java.nio.charset.StandardCharsets.UTF_8);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (!lines.get(i).isBlank()) {
+                    return i + 1;
+                }
+            }
+            return 0;
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return -1;
+        }
     }
 
     private static SAXParser newParser() throws SAXException {
@@ -194,6 +224,24 @@ public final class NcclTopoXmlParser implements TopologyParser {
         public void endElement(String uri, String localName, String qName) {
             stack.removeLast();
         }
+
+        /**
+         * @return when {@code error} is the file ending early (on its last non-blank line, with {@code <system>}
+         *         open), the warning that says so; null for any other error
+         */
+        String truncation(SAXParseException error, int lastLine) {
+            if (root == null || !root.name.equals("system") || stack.isEmpty() || lastLine <= 0
+                    || error.getLineNumber() < lastLine) {
+                return null;
+            }
+            Element open = stack.getLast();
+            String id = open.attr("busid") != null ? " busid=\"" + open.attr("busid") + "\""
+                    : open.attr("numaid") != null ? " numaid=\"" + open.attr("numaid") + "\"" : "";
+            return file + ":" + error.getLineNumber() + ":" + error.getColumnNumber() + ": the file ends inside <"
+                    + open.name + id + "> (opened at line " + open.line + ") and " + (stack.size() - 1)
+                    + " enclosing element" + (stack.size() == 2 ? "" : "s") + ": a cut dump, read as far as it goes;"
+                    + " devices after the cut are missing";
+        }
     }
 
     /** State of one parse. */
@@ -210,7 +258,7 @@ public final class NcclTopoXmlParser implements TopologyParser {
         private final Map<String, HcaFound> hcas = new TreeMap<>(HcaNameOrder.INSTANCE);
 
         private record GpuFound(int index, String busId, Integer numa, String parent, PciePath path,
-                                List<Element> nvlinks) {
+                                List<Element> nvlinks, boolean c2c) {
         }
 
         private static final class HcaFound {
@@ -219,6 +267,7 @@ public final class NcclTopoXmlParser implements TopologyParser {
             final String parent;
             final PciePath path;
             final Map<Integer, HcaPort> ports = new TreeMap<>();
+            Integer plane;
 
             HcaFound(String busId, Integer numa, String parent, PciePath path) {
                 this.busId = busId;
@@ -232,8 +281,11 @@ public final class NcclTopoXmlParser implements TopologyParser {
         private record Context(Integer numa, String cpuId, String branch, List<String> units, String parentId) {
         }
 
-        Pass(Path file) {
+        Pass(Path file, String cut) {
             this.file = file;
+            if (cut != null) {
+                damage(cut);
+            }
         }
 
         NodeTopologySpec run(Element system) {
@@ -316,7 +368,7 @@ public final class NcclTopoXmlParser implements TopologyParser {
                     continue;
                 }
                 gpus.put(dev, new GpuFound(dev, id, context.numa(), context.parentId(), path,
-                        gpu.children("nvlink")));
+                        gpu.children("nvlink"), !gpu.children("c2c").isEmpty()));
             }
             for (Element nic : pci.children("nic")) {
                 addNets(nic, id, path, context);
@@ -348,6 +400,10 @@ public final class NcclTopoXmlParser implements TopologyParser {
                     continue;
                 }
                 hca.ports.put(port, new HcaPort(port, null, null, rate, List.of(), null));
+                if (net.attributes.containsKey("plane")) {
+                    Integer plane = intAttr(net, "plane", true);
+                    hca.plane = plane == null || plane < 0 ? hca.plane : plane;
+                }
             }
         }
 
@@ -387,18 +443,23 @@ public final class NcclTopoXmlParser implements TopologyParser {
                 }
                 List<NvLink> nvlinks = peers.entrySet().stream().map(e -> new NvLink(e.getKey(), e.getValue()))
                         .toList();
-                gpuList.add(new Gpu(gpu.index(), null, gpu.busId(), gpu.numa(), null, nvlinks, gpu.parent()));
+                gpuList.add(new Gpu(gpu.index(), null, gpu.busId(), gpu.numa(), null, nvlinks, gpu.parent(),
+                        gpu.c2c() ? Boolean.TRUE : null));
             }
             List<Hca> hcaList = new ArrayList<>();
             List<GpuHcaDistance> distances = new ArrayList<>();
             for (Map.Entry<String, HcaFound> e : hcas.entrySet()) {
                 HcaFound h = e.getValue();
-                hcaList.add(new Hca(e.getKey(), h.busId, h.numa, List.copyOf(h.ports.values()), null, h.parent));
+                hcaList.add(new Hca(e.getKey(), h.busId, h.numa, List.copyOf(h.ports.values()), null, h.parent,
+                        h.plane));
             }
             for (GpuFound gpu : gpus.values()) {
                 for (Map.Entry<String, HcaFound> e : hcas.entrySet()) {
-                    distances.add(new GpuHcaDistance(gpu.index(), e.getKey(),
-                            PcieDistanceClassifier.classify(gpu.path(), e.getValue().path)));
+                    PcieDistance d = PcieDistanceClassifier.classify(gpu.path(), e.getValue().path);
+                    if (gpu.c2c() && d != PcieDistance.SYS && !d.isAtMost(PcieDistance.PXB)) {
+                        d = PcieDistance.P2C;  // GPU over C2C to its CPU, NIC on that CPU's root ports
+                    }
+                    distances.add(new GpuHcaDistance(gpu.index(), e.getKey(), d));
                 }
             }
             return new NodeTopologySpec(DiscoverySource.NCCL_XML, !damaged, warnings, gpuList, hcaList,

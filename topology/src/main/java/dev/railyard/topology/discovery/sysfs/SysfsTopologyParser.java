@@ -8,6 +8,7 @@ import dev.railyard.api.topology.HcaPort;
 import dev.railyard.api.topology.NodeTopologySpec;
 import dev.railyard.api.topology.NumaNode;
 import dev.railyard.api.topology.PcieBridge;
+import dev.railyard.api.topology.PcieDistance;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.discovery.HcaNameOrder;
 import dev.railyard.topology.discovery.PciBusId;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -57,7 +59,10 @@ import java.util.regex.Pattern;
  *   <li>{@code devices/system/node/node<N>/cpulist} and {@code devices/system/cpu/cpu<first>/topology/
  *       physical_package_id} for NUMA nodes and sockets.</li>
  * </ul>
- * Distance classes come from {@link PcieDistanceClassifier}. A device whose {@code numa_node} is {@code -1} is
+ * Distance classes come from {@link PcieDistanceClassifier}. On a Grace host (arm64 with CPU-less NUMA nodes, the
+ * GPU memory the driver onlines) a GPU alone on its root port whose {@code numa_node} has CPUs is C2C-attached, and
+ * its distance to an HCA of the same NUMA node (not sharing a switch) is {@link PcieDistance#P2C}.
+ * A device whose {@code numa_node} is {@code -1} is
  * treated as on the only NUMA node when the host has exactly one; otherwise it stays unknown, and unknown NUMA
  * across host bridges is SYS.
  *
@@ -77,6 +82,7 @@ public final class SysfsTopologyParser implements TopologyParser {
     private static final Pattern RATE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*Gb/sec.*");
     private static final Pattern REPRESENTOR = Pattern.compile("(c\\d+)?pf\\d+(vf|sf)\\d+");
     private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
+    private static final String ARM64_MARKER = "devices/system/cpu/cpu0/regs/identification/midr_el1";
 
     /** Creates a parser; it holds no state. */
     public SysfsTopologyParser() {
@@ -97,7 +103,7 @@ public final class SysfsTopologyParser implements TopologyParser {
                     return new NodeTopologySpec(spec.source(), spec.complete(),
                             spec.warnings().stream().map(w -> inArchive(w, root, input)).toList(), spec.gpus(),
                             spec.hcas(), spec.pcieBridges(), spec.numaNodes(), spec.distances(), spec.pairs(),
-                            spec.excluded());
+                            spec.excluded(), spec.locality());
                 } catch (InputException e) {
                     throw new InputException(inArchive(e.getMessage(), root, input), e);
                 }
@@ -162,22 +168,9 @@ public final class SysfsTopologyParser implements TopologyParser {
             List<NumaNode> numaNodes = readNumaNodes();
             Integer onlyNuma = numaNodes.size() == 1 ? numaNodes.getFirst().id() : null;
 
-            Map<PciBusId, String> gpuEntries = findGpus();
-            List<PciBusId> gpuIds = List.copyOf(gpuEntries.keySet());
             List<Gpu> gpus = new ArrayList<>();
             Map<Integer, PciePath> gpuPaths = new LinkedHashMap<>();
-            for (int index = 0; index < gpuIds.size(); index++) {
-                PciBusId id = gpuIds.get(index);
-                Optional<Located> located = locate("bus/pci/devices/" + gpuEntries.get(id), "GPU" + index);
-                Integer numa = located.map(l -> l.function().numaNode()).orElse(null);
-                String parent = located.map(l -> l.path().parent()).orElse(null);
-                gpus.add(new Gpu(index, null, id.toString(), numa, null, List.of(), parent));
-                final int gpuIndex = index;
-                located.ifPresent(l -> gpuPaths.put(gpuIndex, withNuma(l.path(), onlyNuma)));
-            }
-            if (gpuIds.isEmpty()) {
-                notes.add(tree.pathOf("bus/pci/devices") + ": no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302)");
-            }
+            Set<Integer> c2cGpus = readGpus(numaNodes, onlyNuma, gpus, gpuPaths);
 
             List<String> hcaNames = new ArrayList<>(tree.list("class/infiniband"));
             hcaNames.sort(HcaNameOrder.INSTANCE);
@@ -231,13 +224,7 @@ public final class SysfsTopologyParser implements TopologyParser {
                         path == null ? null : path.parent()));
             }
 
-            List<GpuHcaDistance> distances = new ArrayList<>();
-            for (Map.Entry<Integer, PciePath> gpu : gpuPaths.entrySet()) {
-                for (Map.Entry<String, PciePath> hca : hcaPaths.entrySet()) {
-                    distances.add(new GpuHcaDistance(gpu.getKey(), hca.getKey(),
-                            PcieDistanceClassifier.classify(gpu.getValue(), hca.getValue())));
-                }
-            }
+            List<GpuHcaDistance> distances = distances(gpuPaths, hcaPaths, c2cGpus);
 
             List<PcieBridge> bridgeList = bridges.values().stream()
                     .map(b -> b.kind() == PcieBridge.Kind.HOST_BRIDGE
@@ -249,6 +236,67 @@ public final class SysfsTopologyParser implements TopologyParser {
             NodeTopologySpec spec = new NodeTopologySpec(DiscoverySource.SYSFS, complete, warnings, gpus, hcas,
                     bridgeList, numaNodes, distances, List.of(), List.of());
             return new SysfsDiscovery(spec, List.copyOf(functions.values()), gids);
+        }
+
+        /** Every GPU–HCA class; P2C for a C2C GPU and an HCA of its NUMA node that shares no switch with it. */
+        private static List<GpuHcaDistance> distances(Map<Integer, PciePath> gpuPaths, Map<String, PciePath> hcaPaths,
+                                                      Set<Integer> c2cGpus) {
+            List<GpuHcaDistance> distances = new ArrayList<>();
+            for (Map.Entry<Integer, PciePath> gpu : gpuPaths.entrySet()) {
+                for (Map.Entry<String, PciePath> hca : hcaPaths.entrySet()) {
+                    PcieDistance d = PcieDistanceClassifier.classify(gpu.getValue(), hca.getValue());
+                    if (c2cGpus.contains(gpu.getKey()) && d != PcieDistance.SYS && !d.isAtMost(PcieDistance.PXB)) {
+                        d = PcieDistance.P2C;  // GPU over C2C to its CPU, HCA on a root port of that CPU
+                    }
+                    distances.add(new GpuHcaDistance(gpu.getKey(), hca.getKey(), d));
+                }
+            }
+            return distances;
+        }
+
+        /**
+         * Reads the GPUs into {@code gpus} and their places into {@code gpuPaths}.
+         *
+         * @return indices of the GPUs attached over NVLink-C2C ({@link #coherentGpuMemoryHost}: alone on a root
+         *         port, on a NUMA node with CPUs)
+         */
+        private Set<Integer> readGpus(List<NumaNode> numaNodes, Integer onlyNuma, List<Gpu> gpus,
+                                      Map<Integer, PciePath> gpuPaths) {
+            Map<PciBusId, String> gpuEntries = findGpus();
+            List<PciBusId> gpuIds = List.copyOf(gpuEntries.keySet());
+            Set<Integer> c2cGpus = new TreeSet<>();
+            boolean coherentHost = coherentGpuMemoryHost(numaNodes);
+            for (int index = 0; index < gpuIds.size(); index++) {
+                PciBusId id = gpuIds.get(index);
+                Optional<Located> located = locate("bus/pci/devices/" + gpuEntries.get(id), "GPU" + index);
+                Integer numa = located.map(l -> l.function().numaNode()).orElse(null);
+                String parent = located.map(l -> l.path().parent()).orElse(null);
+                boolean c2c = coherentHost && located.isPresent() && located.get().path().bridges().size() <= 1
+                        && numaNodes.stream().anyMatch(n -> n.cpus() != null && n.id() == (numa == null ? -1 : numa));
+                if (c2c) {
+                    c2cGpus.add(index);
+                }
+                gpus.add(new Gpu(index, null, id.toString(), numa, null, List.of(), parent,
+                        coherentHost ? c2c : null));
+                final int gpuIndex = index;
+                located.ifPresent(l -> gpuPaths.put(gpuIndex, withNuma(l.path(), onlyNuma)));
+            }
+            if (gpuIds.isEmpty()) {
+                notes.add(tree.pathOf("bus/pci/devices") + ": no NVIDIA GPU (vendor 0x10de, class 0x0300/0x0302)");
+            }
+            return c2cGpus;
+        }
+
+        /**
+         * A host whose GPUs reach the CPU over NVLink-C2C: an arm64 CPU (only arm64 kernels have
+         * {@code devices/system/cpu/cpu0/regs/identification/midr_el1}, kernel ABI
+         * {@code sysfs-devices-system-cpu}) with NUMA nodes that have memory but no CPUs, which is how the NVIDIA
+         * driver onlines coherent GPU memory on Grace (nvidia-smi's {@code GPU NUMA ID}). See
+         * {@code docs/formats/sysfs-grace.md}.
+         */
+        private boolean coherentGpuMemoryHost(List<NumaNode> numaNodes) {
+            boolean cpuLess = numaNodes.stream().anyMatch(n -> n.cpus() == null);
+            return cpuLess && tree.readQuietly(ARM64_MARKER).isPresent();
         }
 
         private void damage(String warning) {

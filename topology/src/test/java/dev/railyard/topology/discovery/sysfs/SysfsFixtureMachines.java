@@ -74,6 +74,11 @@ public final class SysfsFixtureMachines {
         return of(root, SysfsMachineShapes.a100FourNumaCase03(root));
     }
 
+    /** A GB200 compute tray: 4 C2C-attached GPUs on two Grace sockets, 4 ConnectX-7 and a BlueField-3. */
+    public static Machine gb200Tray(Path root) {
+        return of(root, SysfsMachineShapes.gb200Tray(root));
+    }
+
     private static Machine of(Path root, SysfsMachineShapes.Shape shape) {
         return new Machine(root, shape.fixture(), shape.hcaNames(), shape.builder());
     }

@@ -154,6 +154,50 @@ final class SysfsMachineShapes {
     }
 
     /** Chain of the GPU behind the switch of host bridge {@code x}: root port, USP, DSP 0, GPU. */
+    /**
+     * A GB200 compute tray (fixture gb200-4gpu-tray-topo-m.txt is nvidia-smi's view of one): two Grace CPUs, NUMA
+     * node 0 with CPUs 0-71 holding GPU0/GPU1, node 1 with CPUs 72-143 holding GPU2/GPU3 (sglang#11208's CPU and
+     * NUMA Affinity columns; srt-slurm#164), GPU memory as CPU-less NUMA nodes 2-33 (GPU NUMA IDs 2, 10, 18, 26 and
+     * the affinity lists 3-9, 11-17, 19-25, 27-33 in sglang#11208), an arm64 kernel. Each GPU and each NIC sits on a
+     * root port of its own PCI domain, as on Grace, where every root complex is a domain: GPUs in domains 0008,
+     * 0009 (socket 0) and 0018, 0019 (socket 1); four ConnectX-7 (mlx5_0..3, netdevs ib0..ib3) in 0000, 0002 and
+     * 0010, 0012; a dual-port BlueField-3 front end (mlx5_4/mlx5_5, netdevs eth0/eth1) in 0006 on socket 0. The
+     * domain numbers and device ids are invented; the layout is the one nvidia-smi's all-SYS GPU-NIC row implies.
+     * GB200 GPUs reach the CPU over NVLink-C2C, so nvidia-smi prints SYS to every NIC: the matrix rows below are
+     * nvidia-smi's, not what sysfs gives.
+     */
+    static Shape gb200Tray(Path root) {
+        SysfsTreeBuilder b = new SysfsTreeBuilder(root)
+                .numaNode(0, "0-71", 0)
+                .numaNode(1, "72-143", 1)
+                .arm64();
+        for (int node = 2; node <= 33; node++) {
+            b.memoryOnlyNumaNode(node);
+        }
+        int[] gpuDomains = {0x8, 0x9, 0x18, 0x19};
+        for (int i = 0; i < 4; i++) {
+            b.pciFunction(rootPortChild(gpuDomains[i]), "0x030200", SysfsTreeBuilder.NVIDIA, "0x2941", i < 2 ? 0 : 1);
+        }
+        int[] nicDomains = {0x0, 0x2, 0x10, 0x12};
+        for (int i = 0; i < 4; i++) {
+            b.hca("mlx5_" + i, rootPortChild(nicDomains[i]), i < 2 ? 0 : 1, "ib" + i);
+        }
+        String bf3 = "pci0006:00/0006:00:00.0/0006:01:00.";
+        b.hca("mlx5_4", bf3 + "0", 0, "eth0");
+        b.hca("mlx5_5", bf3 + "1", 0, "eth1");
+        List<String> rows = List.of(
+                "SYS SYS SYS SYS SYS SYS",
+                "SYS SYS SYS SYS SYS SYS",
+                "SYS SYS SYS SYS SYS SYS",
+                "SYS SYS SYS SYS SYS SYS");
+        return new Shape(b, "gb200-4gpu-tray-topo-m.txt", names("NIC", 6), names("mlx5_", 6), rows);
+    }
+
+    /** A function directly below root port dddd:00:00.0 of its own domain: {@code pcidddd:00/.../dddd:01:00.0}. */
+    private static String rootPortChild(int domain) {
+        return String.format(Locale.ROOT, "pci%04x:00/%04x:00:00.0/%04x:01:00.0", domain, domain, domain);
+    }
+
     static String gpuUnderSwitch(int x) {
         return String.format(Locale.ROOT, "pci0000:%02x/0000:%02x:01.0/0000:%02x:00.0/0000:%02x:00.0/0000:%02x:00.0",
                 x, x, x + 1, x + 2, x + 3);

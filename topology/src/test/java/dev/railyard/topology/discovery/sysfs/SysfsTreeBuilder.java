@@ -45,6 +45,24 @@ final class SysfsTreeBuilder {
         return this;
     }
 
+    /**
+     * Adds a NUMA node with memory but no CPUs (empty {@code cpulist}), as the NVIDIA driver onlines coherent GPU
+     * memory on Grace hosts.
+     */
+    SysfsTreeBuilder memoryOnlyNumaNode(int id) {
+        write(sys.resolve("devices/system/node/node" + id + "/cpulist"), "");
+        return this;
+    }
+
+    /**
+     * Marks the host arm64: {@code devices/system/cpu/cpu0/regs/identification/midr_el1} exists only on arm64
+     * kernels (kernel ABI sysfs-devices-system-cpu); the value is Neoverse V2's MIDR (Grace's cores).
+     */
+    SysfsTreeBuilder arm64() {
+        write(sys.resolve("devices/system/cpu/cpu0/regs/identification/midr_el1"), "0x00000000410fd4f0");
+        return this;
+    }
+
     /** Adds an NVIDIA H100 (3D controller, device 0x2330) at {@code chain}; {@code numa} null writes -1. */
     SysfsTreeBuilder gpu(String chain, Integer numa) {
         return pciFunction(chain, "0x030200", NVIDIA, "0x2330", numa);
