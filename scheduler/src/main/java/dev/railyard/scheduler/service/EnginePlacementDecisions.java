@@ -282,7 +282,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 // no topology to judge GPUs by, but the address pools do not depend on the node: a dry pool refuses
                 // here too, so the reason reaches the scheduler's fit errors instead of a later allocateFunc veto
                 if (!pc.request().selections().isEmpty()) {
-                    PoolVerdict pools = shared != null ? shared : ledger.check(pc.request().networks(), 1, node);
+                    PoolVerdict pools = shared != null ? shared : ledger.checkPod(pc.request().networks(),
+                            pc.request().key(), node);
                     if (!pools.admitted()) {
                         out.add(NodeVerdict.unschedulable(node, pools.message()));
                         continue;
