@@ -51,7 +51,9 @@ class AddressHoldFailoverIT {
             RailyardProcess p = new RailyardProcess(CLUSTER.controlPlane(), id, List.of("--leader-elect",
                     "--leader-elect-lease-name=" + LEASE, "--leader-elect-lease-namespace=" + NAMESPACE,
                     "--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s",
-                    "--leader-elect-retry-period=500ms", "--log-level=info"), Map.of("POD_NAME", id));
+                    "--leader-elect-retry-period=500ms", "--log-level=info",
+                    "--kube-deadline=" + AddressHoldRaceIT.KUBE_DEADLINE.toMillis() + "ms",
+                    "--volcano-deadline=" + AddressHoldRaceIT.VOLCANO_DEADLINE.toMillis() + "ms"), Map.of("POD_NAME", id));
             REPLICAS.add(p);
             p.startServing();
         }
@@ -99,15 +101,19 @@ class AddressHoldFailoverIT {
     void leaderFailoverMidRoundNeverGivesMoreThanK() throws Exception {
         ExtenderCalls calls = new ExtenderCalls(READY::get);
         AddressRaces races = new AddressRaces(calls, CLUSTER.controlPlane().client());
+        java.util.concurrent.CompletableFuture<Void> restarting = java.util.concurrent.CompletableFuture
+                .completedFuture(null);
         for (int n = 1; n <= AddressHoldRaceIT.ROUNDS; n++) {
+            java.util.concurrent.CompletableFuture<Void> standby = restarting;
             AddressRound round = new AddressRound(CLUSTER.controlPlane().client(), "failover-" + n, 100 + n);
             round.createNetwork();
             List<Pod> kube = round.createPods(0, 100, "default-scheduler");
             List<Pod> volcano = round.createPods(100, 110, "volcano");
             races.awaitRound(round, volcano.get(volcano.size() - 1), AddressRound.K);
-            List<AddressRaces.Allocated> granted = new ArrayList<>(races.allocateConcurrently(volcano.subList(0, 3)));
+            List<AddressRaces.Allocated> granted = new ArrayList<>(races.allocateInSessions(volcano.subList(0, 3)));
             RailyardProcess[] killed = new RailyardProcess[1];
             int said = races.pacing(kube, 3 + n % 5, () -> {
+                standby.join(); // the replica killed last round is back as the standby
                 killed[0] = leader();
                 URI old = killed[0].url();
                 killed[0].kill();
@@ -126,7 +132,16 @@ class AddressHoldFailoverIT {
                     .isLessThanOrEqualTo(AddressRound.K);
             assertThat(c.total()).isPositive();
             round.delete();
-            killed[0].startServing(); // back as the standby for the next round
+            RailyardProcess back = killed[0];
+            // back as the standby for the next round, starting while the next round is set up
+            restarting = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    back.startServing();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
         }
+        restarting.join();
     }
 }

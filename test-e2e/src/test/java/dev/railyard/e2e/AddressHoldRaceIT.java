@@ -108,7 +108,8 @@ class AddressHoldRaceIT {
         for (int n = 1; n <= ROUNDS; n++) {
             Round r = round("concurrent", "default-scheduler", N);
             int said = races.concurrentFilterBind(r.pods());
-            finish("concurrent filter->bind", n, r, said + " binds answered OK", true);
+            int retried = races.retryRefused();
+            finish("concurrent filter->bind", n, r, said + " binds answered OK, " + retried + " on retry", true);
         }
     }
 
@@ -118,7 +119,8 @@ class AddressHoldRaceIT {
         for (int n = 1; n <= ROUNDS; n++) {
             Round r = round("pacing", "default-scheduler", N);
             int said = races.pacing(r.pods(), -1, null);
-            finish("kube pacing", n, r, said + " binds answered OK", true);
+            int retried = races.retryRefused();
+            finish("kube pacing", n, r, said + " binds answered OK, " + retried + " on retry", true);
         }
     }
 
@@ -128,7 +130,8 @@ class AddressHoldRaceIT {
         for (int n = 1; n <= ROUNDS; n++) {
             Round r = round("serial", "default-scheduler", N);
             int said = races.serial(r.pods());
-            finish("serial", n, r, said + " binds answered OK", true);
+            int retried = races.retryRefused();
+            finish("serial", n, r, said + " binds answered OK, " + retried + " on retry", true);
         }
     }
 
@@ -137,7 +140,7 @@ class AddressHoldRaceIT {
     void volcanoConcurrentAllocateFuncHoldsExactlyKAndTheHoldsAreOnThePods() throws Exception {
         for (int n = 1; n <= ROUNDS; n++) {
             Round r = round("allocate", "volcano", N);
-            List<AddressRaces.Allocated> accepted = races.allocateConcurrently(r.pods());
+            List<AddressRaces.Allocated> accepted = races.allocateInSessions(r.pods());
             // Railyard's own view: ten holds, each naming its pod, since and until
             var line = calls.poolLine(r.net().pool);
             assertThat(line.path("inFlight").asLong()).isEqualTo(AddressRound.K);
@@ -167,7 +170,7 @@ class AddressHoldRaceIT {
             Round r = round("kill", "default-scheduler", 100);
             List<Pod> volcano = r.net().createPods(100, 110, "volcano");
             races.awaitRound(r.net(), volcano.get(volcano.size() - 1), AddressRound.K);
-            List<AddressRaces.Allocated> granted = new ArrayList<>(races.allocateConcurrently(volcano.subList(0, 3)));
+            List<AddressRaces.Allocated> granted = new ArrayList<>(races.allocateInSessions(volcano.subList(0, 3)));
             int said = races.pacing(r.pods(), 4 + n % 5, () -> {
                 railyard.kill();
                 railyard.start();
@@ -230,6 +233,84 @@ class AddressHoldRaceIT {
             finish("API server " + (pause ? "paused" : "stopped"), n, new Round(r.net(), concat(r.pods(), volcano)),
                     said.get() + " kube binds answered OK, " + volcanoBound + " Volcano binds", false);
         }
+    }
+
+    /**
+     * Issue 16 item 2 on the real API server: {@code bind} and {@code allocateFunc} act only on a pod that exists,
+     * has the UID the request names, is not bound and names a scheduler Railyard serves (default-scheduler, volcano);
+     * otherwise they refuse with one line, the pod is left as it was (checked from the API server: no node, no hold,
+     * same resourceVersion) and {@code railyard_refused_binds_total{verb,why}} counts the refusal.
+     */
+    @Test
+    @Order(7)
+    void bindAndAllocateRefuseWhatIsNotBeingScheduledAndLeaveThePodUntouched() throws Exception {
+        AddressRound r = new AddressRound(CLUSTER.controlPlane().client(), "refuse", index++);
+        r.createNetwork();
+        Pod foreign = r.createPods(0, 1, "other-scheduler").get(0);
+        List<Pod> ours = r.createPods(1, 3, "default-scheduler");
+        races.awaitRound(r, ours.get(1), AddressRound.K);
+        await().atMost(Duration.ofSeconds(30)).until(() -> calls.knows(foreign));
+        var client = CLUSTER.controlPlane().client();
+
+        double before = refused("bind", "other_scheduler");
+        assertRefused(calls.bindReply(foreign, AddressRaces.NODES.get(0)), "its schedulerName is other-scheduler");
+        assertThat(calls.allocate(foreign, AddressRaces.NODES.get(0))).contains("its schedulerName is other-scheduler");
+        assertUntouched(client, foreign);
+        assertThat(refused("bind", "other_scheduler")).isEqualTo(before + 1);
+        assertThat(refused("allocateFunc", "other_scheduler")).isPositive();
+
+        Pod wrongUid = new io.fabric8.kubernetes.api.model.PodBuilder(ours.get(0)).editMetadata()
+                .withUid("00000000-0000-4000-8000-000000000000").endMetadata().build();
+        before = refused("bind", "uid_mismatch");
+        assertRefused(calls.bindReply(wrongUid, AddressRaces.NODES.get(0)), "not 00000000-0000-4000-8000-000000000000");
+        assertUntouched(client, ours.get(0));
+        assertThat(refused("bind", "uid_mismatch")).isEqualTo(before + 1);
+
+        Pod bound = ours.get(1);
+        assertThat(calls.bind(bound, AddressRaces.NODES.get(0))).isTrue();
+        double boundBefore = refused("bind", "already_bound");
+        // Railyard's cache learns of the Binding within moments; until then the API server refuses the second one
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            ExtenderCalls.Reply again = calls.bindReply(bound, AddressRaces.NODES.get(1));
+            assertThat(ExtenderCalls.bindError(again)).isNotEmpty();
+            return refused("bind", "already_bound") > boundBefore;
+        });
+        // still where the first bind put it (its hints may have been patched on since: not a bind)
+        Pod now = client.pods().inNamespace(AddressRound.NAMESPACE).withName(bound.getMetadata().getName()).get();
+        assertThat(now.getSpec().getNodeName()).isEqualTo(AddressRaces.NODES.get(0));
+        System.out.println("[race] refusals: bind other_scheduler " + refused("bind", "other_scheduler")
+                + ", uid_mismatch " + refused("bind", "uid_mismatch") + ", already_bound "
+                + refused("bind", "already_bound") + "; allocateFunc other_scheduler "
+                + refused("allocateFunc", "other_scheduler"));
+        r.delete();
+    }
+
+    private static void assertRefused(ExtenderCalls.Reply reply, String says) {
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(ExtenderCalls.bindError(reply)).contains("refused").contains(says);
+    }
+
+    /** The pod as the API server has it: unchanged since it was created (not bound, no hold written). */
+    private static void assertUntouched(io.fabric8.kubernetes.client.KubernetesClient client, Pod created) {
+        Pod now = client.pods().inNamespace(created.getMetadata().getNamespace())
+                .withName(created.getMetadata().getName()).get();
+        assertThat(now.getSpec().getNodeName()).isNull();
+        assertThat(now.getMetadata().getAnnotations()).doesNotContainKey(AddressRound.HOLD);
+        assertThat(now.getMetadata().getResourceVersion()).isEqualTo(created.getMetadata().getResourceVersion());
+    }
+
+    /** @return {@code railyard_refused_binds_total{verb,why}} from Railyard's /metrics (0 when not counted yet) */
+    private static double refused(String verb, String why) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        String text = http.send(HttpRequest.newBuilder(railyard.url().resolve("/metrics")).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        for (String line : text.split("\n")) {
+            if (line.startsWith("railyard_refused_binds_total{") && line.contains("verb=\"" + verb + "\"")
+                    && line.contains("why=\"" + why + "\"")) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return 0;
     }
 
     private static void awaitReadyz(int status) {

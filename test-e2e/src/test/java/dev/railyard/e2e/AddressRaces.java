@@ -29,6 +29,8 @@ final class AddressRaces {
 
     private final ExtenderCalls calls;
     private final KubernetesClient client;
+    /** Pods that passed filter and whose bind was refused or failed: kube-scheduler puts them back in its queue. */
+    private final java.util.Queue<Pod> refusedAfterFilter = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     AddressRaces(ExtenderCalls calls, KubernetesClient client) {
         this.calls = calls;
@@ -48,8 +50,8 @@ final class AddressRaces {
                 callers.submit(() -> {
                     go.await();
                     List<String> ok = calls.filter(p, NODES);
-                    if (!ok.isEmpty() && calls.bind(p, ok.get(0))) {
-                        bound.incrementAndGet();
+                    if (!ok.isEmpty()) {
+                        bindOrRequeue(p, ok.get(0), bound);
                     }
                     return null;
                 });
@@ -75,11 +77,7 @@ final class AddressRaces {
                 List<String> ok = calls.filter(p, NODES);
                 if (!ok.isEmpty()) {
                     String n = ok.get(i % ok.size());
-                    binds.submit(() -> {
-                        if (calls.bind(p, n)) {
-                            bound.incrementAndGet();
-                        }
-                    });
+                    binds.submit(() -> bindOrRequeue(p, n, bound));
                 }
                 if (i == at && midway != null) {
                     midway.run();
@@ -94,14 +92,52 @@ final class AddressRaces {
 
     /** One pod after the other: filter, bind, next. */
     int serial(List<Pod> pods) {
-        int bound = 0;
+        AtomicInteger bound = new AtomicInteger();
         for (Pod p : pods) {
             List<String> ok = calls.filter(p, NODES);
-            if (!ok.isEmpty() && calls.bind(p, ok.get(0))) {
-                bound++;
+            if (!ok.isEmpty()) {
+                bindOrRequeue(p, ok.get(0), bound);
             }
         }
-        return bound;
+        return bound.get();
+    }
+
+    private void bindOrRequeue(Pod p, String node, AtomicInteger bound) {
+        if (calls.bind(p, node)) {
+            bound.incrementAndGet();
+        } else {
+            refusedAfterFilter.add(p);
+        }
+    }
+
+    /**
+     * kube-scheduler's retry of the pods whose bind was refused after their filter passed (a deadline fallback, a
+     * Binding that failed): up to three passes, each pod not bound by then (asked of the API server) filtered and
+     * bound again, one after the other.
+     *
+     * @return binds answered OK
+     */
+    int retryRefused() {
+        AtomicInteger bound = new AtomicInteger();
+        for (int pass = 0; pass < 3 && !refusedAfterFilter.isEmpty(); pass++) {
+            List<Pod> again = new ArrayList<>();
+            for (Pod p; (p = refusedAfterFilter.poll()) != null; ) {
+                again.add(p);
+            }
+            for (Pod p : again) {
+                Pod now = client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
+                        .get();
+                if (now == null || now.getSpec().getNodeName() != null) {
+                    continue;
+                }
+                List<String> ok = calls.filter(now, NODES);
+                if (!ok.isEmpty()) {
+                    bindOrRequeue(now, ok.get(0), bound);
+                }
+            }
+        }
+        refusedAfterFilter.clear();
+        return bound.get();
     }
 
     /**
@@ -129,6 +165,46 @@ final class AddressRaces {
         return accepted;
     }
 
+    /**
+     * vc-scheduler's sessions (one a second): pods whose allocation was vetoed are tried again in the next session.
+     * Up to four sessions, ending early when no veto of the last one was a hold Railyard could not write on the pod
+     * in time (the only veto that a later session can turn; a full pool stays full within the round).
+     *
+     * @return the pods accepted over all sessions
+     */
+    List<Allocated> allocateInSessions(List<Pod> pods) throws InterruptedException {
+        List<Allocated> accepted = new ArrayList<>();
+        List<Pod> left = new ArrayList<>(pods);
+        for (int session = 0; session < 4 && !left.isEmpty(); session++) {
+            java.util.Map<Pod, String> vetoes = new java.util.concurrent.ConcurrentHashMap<>();
+            List<Allocated> now = Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch go = new CountDownLatch(1);
+            try (ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < left.size(); i++) {
+                    Pod p = left.get(i);
+                    String n = node(i);
+                    callers.submit(() -> {
+                        go.await();
+                        String veto = calls.allocate(p, n);
+                        if (veto.isEmpty()) {
+                            now.add(new Allocated(p, n));
+                        } else {
+                            vetoes.put(p, veto);
+                        }
+                        return null;
+                    });
+                }
+                go.countDown();
+            }
+            accepted.addAll(now);
+            left.removeIf(p -> now.stream().anyMatch(a -> a.pod() == p));
+            if (vetoes.values().stream().noneMatch(v -> v.contains("could not record"))) {
+                break;
+            }
+        }
+        return accepted;
+    }
+
     /** A pod Volcano allocated to a node. */
     record Allocated(Pod pod, String node) {
     }
@@ -151,6 +227,8 @@ final class AddressRaces {
                 n++;
             } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
                 // already bound by another path, or gone: not counted
+                System.out.println("[race] Volcano bind of " + a.pod().getMetadata().getName() + " refused by the "
+                        + "API server: " + e.getCode() + " " + e.getStatus().getMessage());
             }
         }
         return n;
@@ -161,6 +239,7 @@ final class AddressRaces {
      * and has the last of the round's pods (so a bind finds it in the cache at once).
      */
     void awaitRound(AddressRound round, Pod last, int free) {
+        refusedAfterFilter.clear(); // a new round: the last one's queue is gone with its pods
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
             var line = calls.poolLine(round.pool);
             return line != null && line.path("allocated").asLong() == 4 && line.path("free").asLong() == free

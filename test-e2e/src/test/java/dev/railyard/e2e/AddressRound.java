@@ -38,7 +38,7 @@ final class AddressRound {
     static final String LABEL = "railyard.dev/race";
     static final String HOLD = "railyard.dev/address-hold";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ExecutorService CREATE = Executors.newFixedThreadPool(16);
+    private static final ExecutorService CREATE = Executors.newFixedThreadPool(32);
 
     private final KubernetesClient client;
     final String name;
@@ -79,7 +79,7 @@ final class AddressRound {
     }
 
     /**
-     * Creates pods {@code <name>-<from>} … {@code <name>-<to - 1>} (16 at a time).
+     * Creates pods {@code <name>-<from>} … {@code <name>-<to - 1>} (32 at a time).
      *
      * @param scheduler their {@code spec.schedulerName}
      * @return the pods as the API server stored them (with UIDs)

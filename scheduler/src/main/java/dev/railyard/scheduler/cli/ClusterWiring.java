@@ -20,6 +20,7 @@ import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.service.EnginePlacementDecisions;
 import dev.railyard.scheduler.service.ExplainEndpoint;
 import dev.railyard.scheduler.service.HintSweep;
+import dev.railyard.scheduler.service.PodHoldWriter;
 import dev.railyard.scheduler.service.SchedulingEvents;
 import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.topology.InputException;
@@ -86,9 +87,11 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
      *                        configuration at all (no kubeconfig, not in a pod)
      */
     static ClusterWiring start(Path kubeconfig, Path fabricFile, int neutralScore, MeterRegistry registry,
-                               Duration maxWatchOutage, Leadership leadership) {
+                               FreshnessOptions.Bounds bounds, Leadership leadership) {
         KubernetesClient client = connect(kubeconfig);
-        ApiServerPing ping = new ApiServerPing(pingClient(client), Clock.systemUTC(), PING_PERIOD, registry).start();
+        KubernetesClient quick = quickClient(client);
+        ApiServerPing ping = new ApiServerPing(quick, Clock.systemUTC(), PING_PERIOD, registry).start();
+        Duration maxWatchOutage = bounds.maxWatchOutage();
         FabricModel fabric = fabricFile == null ? null : FabricFile.read(fabricFile);
         IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC());
         ClusterState state = new ClusterState(fabric, ledger, ledger::update, Clock.systemUTC());
@@ -100,6 +103,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
                 neutralScore, registry);
         SchedulingEvents events = new SchedulingEvents(client, registry, Duration.ofMinutes(1));
         decisions.recordEventsWith(events);
+        // Volcano's holds are written on the pods (docs/adr/0011-address-holds.md) with the quick client
+        decisions.reserveWith(bounds.reservations(), new PodHoldWriter(quick, registry));
         HintSource hints = HintSource.of(decisions, cache::synced);
         HintBackfill backfill = new HintBackfill(client, hints, HintBackfill.Settings.DEFAULT, registry);
         // kube-scheduler binds within milliseconds of a pod's creation: give the informer up to 1 s (the
@@ -134,8 +139,11 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
     /** How often the API server is asked whether it answers ({@link ApiServerPing}). */
     static final Duration PING_PERIOD = Duration.ofSeconds(1);
 
-    /** A client for the ping: same server and credentials, requests time out within the period, no retries. */
-    private static KubernetesClient pingClient(KubernetesClient client) {
+    /**
+     * A client for the ping and the hold writes: same server and credentials, requests time out within the ping
+     * period, no retries (the callers bound their own waits).
+     */
+    private static KubernetesClient quickClient(KubernetesClient client) {
         Config c = new ConfigBuilder(client.getConfiguration()).withRequestTimeout((int) PING_PERIOD.toMillis())
                 .withConnectionTimeout((int) PING_PERIOD.toMillis()).withRequestRetryBackoffLimit(0).build();
         return new KubernetesClientBuilder().withConfig(c).build();

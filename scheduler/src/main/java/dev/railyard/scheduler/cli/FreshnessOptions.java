@@ -5,9 +5,12 @@ import dev.railyard.scheduler.protocol.kube.Binder;
 import dev.railyard.scheduler.protocol.kube.KubeExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoSettings;
+import dev.railyard.scheduler.service.AddressHolds;
+import dev.railyard.scheduler.service.BindAdmission;
 import dev.railyard.scheduler.service.DeadlineFallbacks;
 import dev.railyard.scheduler.service.DeadlineVerbs;
 import dev.railyard.scheduler.service.LeaderOnlyVerbs;
+import dev.railyard.scheduler.service.Reservations;
 import dev.railyard.topology.InputException;
 import io.micrometer.core.instrument.MeterRegistry;
 import picocli.CommandLine.Option;
@@ -16,7 +19,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * {@code serve}'s bounds on time (docs/serve.md, "Deadlines, and which way each verb fails"): how long a deciding
+ * {@code serve}'s reservation settings: which schedulers' pods it binds and allocates ({@code --scheduler-names}),
+ * and its bounds on time (docs/serve.md, "Deadlines, and which way each verb fails"): how long a deciding
  * verb may take before its fallback answers, and how long the API server may be away before {@code /readyz} turns
  * not ready. The defaults sit below the extender timeouts the repository's configs set: kube-scheduler
  * {@code httpTimeout: 2s} (deploy/config/kube-scheduler-config.yaml; kube-scheduler's own default is 5 s) and Volcano
@@ -44,8 +48,28 @@ final class FreshnessOptions {
                     + "not answered, for longer than this (default: 10s); ready again once both heal.")
     Duration maxWatchOutage;
 
-    /** The resolved bounds. */
-    record Bounds(Duration kubeDeadline, Duration volcanoDeadline, Duration maxWatchOutage) {
+    @Option(names = "--scheduler-names", paramLabel = "NAME", split = ",",
+            description = "spec.schedulerName values whose pods bind and allocateFunc act on; any other pod is "
+                    + "refused (default: default-scheduler,volcano, the chart's schedulers).")
+    java.util.List<String> schedulerNames;
+
+    /**
+     * The resolved settings.
+     *
+     * @param schedulers the scheduler names served, at least one
+     */
+    record Bounds(Duration kubeDeadline, Duration volcanoDeadline, Duration maxWatchOutage,
+                  java.util.Set<String> schedulers) {
+        /**
+         * @return how serve reserves: default hold lifetimes, these schedulers, 1 s wait for a pod not cached yet,
+         *         and for writing Volcano's hold on the pod the Volcano deadline less 100 ms (at least 50 ms), so
+         *         that allocateFunc answers itself rather than by its fallback
+         */
+        Reservations.Settings reservations() {
+            Duration budget = volcanoDeadline.minusMillis(100);
+            return new Reservations.Settings(AddressHolds.Settings.DEFAULTS, schedulers, Duration.ofSeconds(1),
+                    budget.compareTo(Duration.ofMillis(50)) < 0 ? Duration.ofMillis(50) : budget);
+        }
     }
 
     /**
@@ -55,7 +79,25 @@ final class FreshnessOptions {
     Bounds resolve() {
         return new Bounds(positive("--kube-deadline", kubeDeadline, DEFAULT_KUBE_DEADLINE),
                 positive("--volcano-deadline", volcanoDeadline, DEFAULT_VOLCANO_DEADLINE),
-                positive("--max-watch-outage", maxWatchOutage, DEFAULT_MAX_WATCH_OUTAGE));
+                positive("--max-watch-outage", maxWatchOutage, DEFAULT_MAX_WATCH_OUTAGE), schedulers());
+    }
+
+    private java.util.Set<String> schedulers() {
+        if (schedulerNames == null) {
+            return BindAdmission.DEFAULT_SCHEDULERS;
+        }
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (String n : schedulerNames) {
+            String t = n.strip();
+            if (!t.matches("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")) {
+                throw new InputException("--scheduler-names: \"" + t + "\" is not a scheduler name (a DNS subdomain)");
+            }
+            out.add(t);
+        }
+        if (out.isEmpty()) {
+            throw new InputException("--scheduler-names: give at least one scheduler name");
+        }
+        return out;
     }
 
     private static Duration positive(String flag, Duration given, Duration fallback) {

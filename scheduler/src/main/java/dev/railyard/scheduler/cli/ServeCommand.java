@@ -228,7 +228,7 @@ final class ServeCommand implements Callable<Integer> {
         new ProcessorMetrics().bindTo(registry);
 
         ClusterWiring wiring = noCluster ? null : ClusterWiring.start(kubeconfig, fabricFile, r.neutralScore(), registry,
-                bounds.maxWatchOutage(), leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName,
+                bounds, leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName,
                         identity(), leaderLabel, r.leaderTiming(), () -> {
                             log.error("leadership lost: exiting so that a restart rebuilds plans and reservations "
                                     + "from the cluster (exit code 1)");
@@ -341,6 +341,7 @@ final class ServeCommand implements Callable<Integer> {
         addIf(given, freshness.kubeDeadline != null, "--kube-deadline");
         addIf(given, freshness.volcanoDeadline != null, "--volcano-deadline");
         addIf(given, freshness.maxWatchOutage != null, "--max-watch-outage");
+        addIf(given, freshness.schedulerNames != null, "--scheduler-names");
         if (given.isEmpty()) {
             return;
         }

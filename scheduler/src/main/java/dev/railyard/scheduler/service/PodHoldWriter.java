@@ -84,6 +84,8 @@ public final class PodHoldWriter implements HoldWriter {
             record("write", "ok", start);
         } catch (TimeoutException e) {
             record("write", "timeout", start);
+            // the caller drops the hold: a write that lands after all is removed again, so no hold outlives it
+            call.thenRun(() -> clear(namespace, name, value));
             throw new WriteException("no answer from the API server within " + budget.toMillis() + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
