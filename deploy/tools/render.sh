@@ -7,9 +7,11 @@
 #                      the agent's own-node admission policy); CRDs included. This is the default.
 #   --variant options  every option a bare kube-apiserver can admit: readiness routing (so no PDB), an inline
 #                      rdma-shared-dev-plugin config (chart ConfigMap), nvidia-smi off, a RuntimeClass, priority
-#                      classes, extra args and env, a user-given webhook namespaceSelector and matchConditions.
-#   --variant addons   cert-manager (Certificate, Issuer) and Prometheus Operator (ServiceMonitor, PodMonitor)
-#                      objects, rendered as if those APIs were served; admissible only where their CRDs exist.
+#                      classes, extra args and env, a user-given webhook namespaceSelector and matchConditions, a
+#                      bind address, the secure port from an existing Secret, NetworkPolicy peers.
+#   --variant addons   cert-manager (Certificates, Issuers: webhook and secure port) and Prometheus Operator
+#                      (ServiceMonitor, PodMonitor) objects, rendered as if those APIs were served; admissible only
+#                      where their CRDs exist.
 #   --out FILE         write there (default: stdout)
 #   HELM ARGS          appended to `helm template` (e.g. --set image.tag=0.1.0)
 #
@@ -39,7 +41,11 @@ case "$variant" in
     args+=(--set extender.leaderElection.routing=readiness
            --set extender.podDisruptionBudget.enabled=false
            --set extender.priorityClassName=system-cluster-critical
-           --set-string 'extender.extraArgs[0]=--address=0.0.0.0'
+           --set extender.bindAddress=0.0.0.0
+           --set-string 'extender.extraArgs[0]=--idle-timeout=100s'
+           --set extender.secure.existingSecret=railyard-secure-tls-by-hand
+           --set-json 'extender.networkPolicy.secureFrom=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]'
+           --set-json 'extender.networkPolicy.extraFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"ops"}}}]'
            --set 'extender.extraEnv[0].name=TZ' --set 'extender.extraEnv[0].value=UTC'
            --set-json 'agent.rdmaSharedDevicePlugin.config={"configList":[{"resourceName":"mlx5_0","rdmaHcaMax":100,"selectors":{"vendors":["15b3"],"ifNames":["lan2"]}}]}'
            --set agent.nvidiaSmi.enabled=false

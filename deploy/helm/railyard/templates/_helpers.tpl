@@ -130,3 +130,34 @@ matchExpressions:
 {{- end }}
 {{- if $c.configMap }}{{ $c.configMap }}{{ else if $c.config }}{{ printf "%s-rdma-shared-dev-plugin" (include "railyard.agentName" .) }}{{ end }}
 {{- end }}
+
+{{/*
+"true" when the secure port's certificates come from cert-manager: extender.secure.certManager.enabled is true, or
+"auto" and the cert-manager.io/v1 API is served.
+*/}}
+{{- define "railyard.secureCertManager" -}}
+{{- $mode := toString .Values.extender.secure.certManager.enabled }}
+{{- if not (has $mode (list "true" "false" "auto")) }}
+{{- fail (printf "extender.secure.certManager.enabled must be true, false or auto; got %q" $mode) }}
+{{- end }}
+{{- if and (not .Values.extender.secure.existingSecret) (or (eq $mode "true") (and (eq $mode "auto") (.Capabilities.APIVersions.Has "cert-manager.io/v1"))) }}true{{ end }}
+{{- end }}
+
+{{/* "true" when the secure port is served (a certificate source exists): kube-scheduler verbs and /explain. */}}
+{{- define "railyard.secureEnabled" -}}
+{{- if or .Values.extender.secure.existingSecret (include "railyard.secureCertManager" .) }}true{{ end }}
+{{- end }}
+
+{{/* The Secret with the secure port's tls.crt, tls.key and ca.crt (the client CA). */}}
+{{- define "railyard.secureSecretName" -}}
+{{- default (printf "%s-secure-tls" (include "railyard.fullname" .) | trunc 63 | trimSuffix "-") .Values.extender.secure.existingSecret }}
+{{- end }}
+
+{{/* The Secret holding kube-scheduler's client certificate (cert-manager mode). */}}
+{{- define "railyard.kubeSchedulerClientSecretName" -}}
+{{- printf "%s-kube-scheduler-client" (include "railyard.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "railyard.secureCaName" -}}
+{{- printf "%s-secure-ca" (include "railyard.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}

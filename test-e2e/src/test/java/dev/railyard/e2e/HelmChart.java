@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -218,5 +219,43 @@ final class HelmChart {
         String m = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
                 : e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m.replace('\n', ' ');
+    }
+
+    /** What the templates render for each variant of {@code tools/render.sh} (its --set lines, read against the templates). */
+    static Map<String, Integer> expectedKinds(String variant) {
+        Map<String, Integer> common = new TreeMap<>(Map.of("ServiceAccount", 2, "ClusterRole", 2,
+                "ClusterRoleBinding", 2, "Role", 1, "RoleBinding", 1, "Service", 1, "Deployment", 1, "DaemonSet", 1,
+                "MutatingWebhookConfiguration", 1, "ValidatingAdmissionPolicy", 1));
+        common.put("ValidatingAdmissionPolicyBinding", 1);
+        // the extender's NetworkPolicy (port 8888 from vc-scheduler and the scraper only)
+        common.put("NetworkPolicy", 1);
+        switch (variant) {
+            case "default" -> {
+                // --include-crds; self-signed certificate: the chart's empty Secret; PodDisruptionBudget on.
+                common.put("CustomResourceDefinition", 1);
+                common.put("Secret", 1);
+                common.put("PodDisruptionBudget", 1);
+            }
+            case "options" -> {
+                // readiness routing: no PDB; inline rdma-shared-dev-plugin config: the chart's ConfigMap; the secure
+                // port from an existing Secret: the explain ClusterRole.
+                common.put("Secret", 1);
+                common.put("ConfigMap", 1);
+                common.put("ClusterRole", 3);
+            }
+            case "addons" -> {
+                // cert-manager served: the webhook's Certificate + self-signed Issuer instead of the Secret, and the
+                // secure port's CA (root Issuer, CA Certificate, CA Issuer), serving and kube-scheduler client
+                // Certificates, the explain ClusterRole; monitors on.
+                common.put("PodDisruptionBudget", 1);
+                common.put("Certificate", 4);
+                common.put("Issuer", 3);
+                common.put("ClusterRole", 3);
+                common.put("ServiceMonitor", 1);
+                common.put("PodMonitor", 1);
+            }
+            default -> throw new IllegalArgumentException(variant);
+        }
+        return common;
     }
 }

@@ -21,8 +21,6 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -116,40 +114,11 @@ class HelmChartIT {
         List<HelmChart.Manifest> manifests = chart.render(variant, variant);
 
         // What the templates render for each variant (render.sh's --set lines, read against the templates).
-        assertThat(kindCounts(manifests)).as("objects of variant %s", variant).isEqualTo(expectedKinds(variant));
+        assertThat(kindCounts(manifests)).as("objects of variant %s", variant).isEqualTo(HelmChart.expectedKinds(variant));
         List<String> rejected = HelmChart.dryRun(client, variant, manifests);
         assertThat(rejected).as("objects of variant %s the API server refused", variant).isEmpty();
     }
 
-    private static Map<String, Integer> expectedKinds(String variant) {
-        Map<String, Integer> common = new TreeMap<>(Map.of("ServiceAccount", 2, "ClusterRole", 2,
-                "ClusterRoleBinding", 2, "Role", 1, "RoleBinding", 1, "Service", 1, "Deployment", 1, "DaemonSet", 1,
-                "MutatingWebhookConfiguration", 1, "ValidatingAdmissionPolicy", 1));
-        common.put("ValidatingAdmissionPolicyBinding", 1);
-        switch (variant) {
-            case "default" -> {
-                // --include-crds; self-signed certificate: the chart's empty Secret; PodDisruptionBudget on.
-                common.put("CustomResourceDefinition", 1);
-                common.put("Secret", 1);
-                common.put("PodDisruptionBudget", 1);
-            }
-            case "options" -> {
-                // readiness routing: no PDB; inline rdma-shared-dev-plugin config: the chart's ConfigMap.
-                common.put("Secret", 1);
-                common.put("ConfigMap", 1);
-            }
-            case "addons" -> {
-                // cert-manager served: Certificate + self-signed Issuer instead of the Secret; monitors on.
-                common.put("PodDisruptionBudget", 1);
-                common.put("Certificate", 1);
-                common.put("Issuer", 1);
-                common.put("ServiceMonitor", 1);
-                common.put("PodMonitor", 1);
-            }
-            default -> throw new IllegalArgumentException(variant);
-        }
-        return common;
-    }
 
     // ---------------------------------------------------------------------------------------------------------
     // The examples users paste (deploy/examples), against the same API server
@@ -245,7 +214,12 @@ class HelmChartIT {
         assertThat(extender.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs())
                 .contains("serve", "--leader-elect", "--leader-label=railyard.dev/leader", "--webhook-self-signed",
                         "--webhook-secret=railyard-webhook-tls", "--webhook-configuration=railyard-hints",
-                        "--webhook-service=railyard");
+                        "--webhook-service=railyard", "--address=$(POD_IP)")
+                // no certificate for the secure port in the default rendering: no kube-scheduler verbs, no /explain
+                .noneMatch(a -> a.startsWith("--secure-port"));
+        assertThat(extender.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .anySatisfy(env -> assertThat(env.getName() + "=" + env.getValueFrom().getFieldRef().getFieldPath())
+                        .isEqualTo("POD_IP=status.podIP"));
 
         // DaemonSet: GPU nodes only, sysfs read-only, the kubelet's pod-resources directory.
         DaemonSet agent = client.apps().daemonSets().inNamespace(NS).withName("railyard-agent").get();
@@ -281,9 +255,10 @@ class HelmChartIT {
         assertThat(hook.getRules().getFirst().getResources()).containsExactly("pods/binding");
         assertThat(hook.getMatchConditions()).extracting(c -> c.getName()).containsExactly("volcano-gang-pod");
 
-        // RBAC: the rules the chart README lists (extender 12 cluster-wide in self-signed mode, 3 namespaced; agent 2).
+        // RBAC: the rules the chart README lists (extender 11 cluster-wide in self-signed mode without a secure
+        // port, 3 namespaced; agent 2).
         ClusterRole extenderRole = client.rbac().clusterRoles().withName("railyard-extender").get();
-        assertThat(extenderRole.getRules()).hasSize(12);
+        assertThat(extenderRole.getRules()).hasSize(11);
         Role extenderNsRole = client.rbac().roles().inNamespace(NS).withName("railyard-extender").get();
         assertThat(extenderNsRole.getRules()).hasSize(3);
         assertThat(client.rbac().clusterRoles().withName("railyard-agent").get().getRules()).hasSize(2);
@@ -291,6 +266,24 @@ class HelmChartIT {
         // The Secret the extender fills (self-signed mode) exists; the chart writes no data into it.
         Secret tls = client.secrets().inNamespace(NS).withName("railyard-webhook-tls").get();
         assertThat(tls.getType()).isEqualTo("Opaque");
+    }
+
+    @Test
+    void theDefaultRenderingsNetworkPolicyAdmitsOnlyTheSchedulerAndTheScraperToThePlainPort() throws IOException {
+        deployDefault();
+        // NetworkPolicy: the plain port from vc-scheduler (the Volcano chart's labels) and the scraper only; the
+        // webhook port open to the API server.
+        var policy = client.network().v1().networkPolicies().inNamespace(NS).withName("railyard-extender").get();
+        assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+        var plain = policy.getSpec().getIngress().getFirst();
+        assertThat(plain.getPorts()).extracting(p -> p.getPort().getStrVal()).containsExactly("http");
+        assertThat(plain.getFrom()).hasSize(2);
+        assertThat(plain.getFrom().getFirst().getPodSelector().getMatchLabels()).containsEntry("app", "volcano-scheduler");
+        assertThat(plain.getFrom().getFirst().getNamespaceSelector().getMatchLabels())
+                .containsEntry("kubernetes.io/metadata.name", "volcano-system");
+        assertThat(policy.getSpec().getIngress()).hasSize(2);
+        assertThat(policy.getSpec().getIngress().get(1).getFrom()).isEmpty();
+
     }
 
     @Test
@@ -322,139 +315,15 @@ class HelmChartIT {
     // ---------------------------------------------------------------------------------------------------------
     // RBAC: least privilege, by impersonating the chart's ServiceAccounts
 
-    /**
-     * One access the extender or agent code makes, or must never be able to make.
-     *
-     * @param namespace empty for cluster-wide (all namespaces, or cluster-scoped)
-     * @param name empty for any name
-     */
-    record Access(String serviceAccount, boolean allowed, String verb, String group, String resource,
-                  String subresource, String namespace, String name, String why) {
-        @Override
-        public String toString() {
-            return serviceAccount + " " + verb + " " + (group.isEmpty() ? "core" : group) + "/" + resource
-                    + (subresource.isEmpty() ? "" : "/" + subresource)
-                    + (namespace.isEmpty() ? " (all namespaces)" : " in " + namespace)
-                    + (name.isEmpty() ? "" : " named " + name) + " (" + why + ")";
-        }
-    }
-
-    private static Access allow(String sa, String verb, String group, String resource, String ns, String name,
-                                String why) {
-        String[] r = resource.split("/", 2);
-        return new Access(sa, true, verb, group, r[0], r.length > 1 ? r[1] : "", ns, name, why);
-    }
-
-    private static Access deny(String sa, String verb, String group, String resource, String ns, String name,
-                               String why) {
-        String[] r = resource.split("/", 2);
-        return new Access(sa, false, verb, group, r[0], r.length > 1 ? r[1] : "", ns, name, why);
-    }
-
-    /**
-     * The calls the code makes (source in each reason) and the ones the chart README says it must not have. The
-     * extender's informers list and watch every kind of {@code WatchedKind.ALL} in all namespaces.
-     */
-    static List<Access> accesses() {
-        String e = EXTENDER_SA;
-        String a = AGENT_SA;
-        List<Access> list = new ArrayList<>();
-        for (String verb : List.of("list", "watch")) {
-            list.add(allow(e, verb, "", "nodes", "", "", "ClusterCache informer, WatchedKind.NODE"));
-            list.add(allow(e, verb, "", "pods", "", "", "ClusterCache informer, WatchedKind.POD"));
-            list.add(allow(e, verb, "railyard.dev", "nodetopologies", "", "", "WatchedKind.NODE_TOPOLOGY"));
-            list.add(allow(e, verb, "whereabouts.cni.cncf.io", "ippools", "", "", "WatchedKind.IP_POOL"));
-            list.add(allow(e, verb, "whereabouts.cni.cncf.io", "overlappingrangeipreservations", "", "",
-                    "WatchedKind.OVERLAPPING_RANGE_RESERVATION"));
-            list.add(allow(e, verb, "whereabouts.cni.cncf.io", "nodeslicepools", "", "", "WatchedKind.NODE_SLICE_POOL"));
-            list.add(allow(e, verb, "k8s.cni.cncf.io", "network-attachment-definitions", "", "",
-                    "WatchedKind.NETWORK_ATTACHMENT_DEFINITION"));
-            list.add(allow(e, verb, "mellanox.com", "macvlannetworks", "", "", "WatchedKind.MACVLAN_NETWORK"));
-            list.add(allow(e, verb, "scheduling.volcano.sh", "podgroups", "", "", "WatchedKind.POD_GROUP"));
-            list.add(allow(e, verb, "scheduling.x-k8s.io", "podgroups", "", "", "WatchedKind.COSCHEDULING_POD_GROUP"));
-            list.add(allow(e, verb, "topology.volcano.sh", "hypernodes", "", "", "WatchedKind.HYPER_NODE"));
-        }
-        list.add(allow(e, "get", "", "pods", "prod", "rdma-test-master-0", "HintBackfill reads the pod"));
-        list.add(allow(e, "patch", "", "pods", "prod", "rdma-test-master-0", "HintBackfill writes the hints"));
-        list.add(allow(e, "patch", "", "pods", NS, "railyard-extender-0", "LeaderElection leader label"));
-        list.add(allow(e, "create", "", "pods/binding", "prod", "rdma-test-master-0",
-                "BindingWriter: kube-scheduler bind verb"));
-        list.add(allow(e, "create", "", "events", "prod", "", "SchedulingEvents, HintBackfill (core/v1 Events)"));
-        list.add(allow(e, "create", "coordination.k8s.io", "leases", NS, "", "LeaderElection: first replica"));
-        list.add(allow(e, "get", "coordination.k8s.io", "leases", NS, "railyard", "LeaderElection"));
-        // fabric8 8.0 ResourceLock.update: a JSON merge patch carrying the resourceVersion (never a PUT).
-        list.add(allow(e, "patch", "coordination.k8s.io", "leases", NS, "railyard", "LeaderElection acquire, renew"));
-        list.add(allow(e, "get", "", "secrets", NS, "railyard-webhook-tls", "WebhookCertificateSecret read"));
-        list.add(allow(e, "update", "", "secrets", NS, "railyard-webhook-tls", "WebhookCertificateSecret write"));
-        list.add(allow(e, "get", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "railyard-hints",
-                "WebhookCertificateSecret caBundle read"));
-        list.add(allow(e, "patch", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "",
-                "railyard-hints", "WebhookCertificateSecret caBundle JSON patch"));
-
-        list.add(deny(e, "list", "", "secrets", "", "", "no secrets beyond one name"));
-        list.add(deny(e, "list", "", "secrets", NS, "", "no secrets beyond one name"));
-        list.add(deny(e, "get", "", "secrets", NS, "other", "no secrets beyond one name"));
-        list.add(deny(e, "get", "", "secrets", "prod", "railyard-webhook-tls", "the Secret only in the release namespace"));
-        list.add(deny(e, "delete", "", "pods", "prod", "", "no write on pods except patch"));
-        list.add(deny(e, "create", "", "pods", "prod", "", "no write on pods except patch"));
-        list.add(deny(e, "update", "", "pods", "prod", "", "no write on pods except patch"));
-        list.add(deny(e, "create", "", "pods/eviction", "prod", "", "Railyard never preempts"));
-        list.add(deny(e, "create", "", "pods/exec", "prod", "", "no exec"));
-        list.add(deny(e, "patch", "", "nodes", "", "", "nodes are read only"));
-        list.add(deny(e, "create", "railyard.dev", "nodetopologies", "", "", "only agents write NodeTopology"));
-        list.add(deny(e, "patch", "railyard.dev", "nodetopologies", "", "", "only agents write NodeTopology"));
-        list.add(deny(e, "patch", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "other",
-                "only its own webhook configuration"));
-        list.add(deny(e, "create", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "",
-                "only its own webhook configuration"));
-        list.add(deny(e, "patch", "coordination.k8s.io", "leases", NS, "other", "only its own Lease"));
-        list.add(deny(e, "update", "coordination.k8s.io", "leases", NS, "railyard", "the Lease is patched, never put"));
-        list.add(deny(e, "delete", "coordination.k8s.io", "leases", NS, "railyard", "a Lease is never deleted"));
-        list.add(deny(e, "get", "", "configmaps", NS, "", "reads no ConfigMap"));
-        list.add(deny(e, "create", "events.k8s.io", "events", "prod", "", "Events go through core/v1 only"));
-        list.add(deny(e, "create", "", "serviceaccounts/token", NS, "railyard-extender", "mints no tokens"));
-        list.add(deny(e, "update", "scheduling.volcano.sh", "podgroups", "prod", "", "Volcano objects are read only"));
-        list.add(deny(e, "impersonate", "", "users", "", "", "no impersonation"));
-
-        list.add(allow(a, "create", "railyard.dev", "nodetopologies", "", "",
-                "NodeTopologyPublisher: create after a 404 apply"));
-        list.add(allow(a, "patch", "railyard.dev", "nodetopologies", "", "", "NodeTopologyPublisher: apply"));
-        list.add(allow(a, "patch", "railyard.dev", "nodetopologies/status", "", "",
-                "NodeTopologyPublisher: status apply"));
-        // fabric8 8.0 HasMetadataOperation.patch(PatchContext, String) on a name reads the object first
-        // (getItemOrRequireFromServer): the publisher's status apply is such a call.
-        list.add(allow(a, "get", "railyard.dev", "nodetopologies", "", "gpu-own",
-                "NodeTopologyPublisher: fabric8 reads before the status apply"));
-        list.add(deny(a, "list", "railyard.dev", "nodetopologies", "", "", "reads no other node's object in bulk"));
-        list.add(deny(a, "watch", "railyard.dev", "nodetopologies", "", "", "reads no other node's object in bulk"));
-        list.add(deny(a, "update", "railyard.dev", "nodetopologies", "", "", "apply is a patch"));
-        list.add(deny(a, "delete", "railyard.dev", "nodetopologies", "", "", "never deletes"));
-        list.add(deny(a, "update", "railyard.dev", "nodetopologies/status", "", "", "apply is a patch"));
-        list.add(deny(a, "get", "", "nodes", "", "", "reads its host, not the API"));
-        list.add(deny(a, "list", "", "pods", "", "", "allocations come from the kubelet's PodResources API"));
-        list.add(deny(a, "get", "", "configmaps", NS, "", "the rdma config is a mounted file"));
-        list.add(deny(a, "get", "", "secrets", NS, "railyard-webhook-tls", "no secrets"));
-        list.add(deny(a, "create", "", "events", NS, "", "writes no Events"));
-        return list;
-    }
-
     @Test
     void eachServiceAccountMayMakeTheCallsItsCodeMakesAndNoOthers() throws IOException {
         deployDefault();
         List<String> wrong = new ArrayList<>();
-        Map<String, List<Access>> bySa = accesses().stream().collect(Collectors.groupingBy(Access::serviceAccount));
+        Map<String, List<ChartAccesses.Access>> bySa = ChartAccesses.accesses().stream()
+                .collect(Collectors.groupingBy(ChartAccesses.Access::serviceAccount));
         for (var entry : bySa.entrySet()) {
             try (KubernetesClient as = impersonating(entry.getKey(), Map.of())) {
-                for (Access access : entry.getValue()) {
-                    SelfSubjectAccessReview review = as.authorization().v1().selfSubjectAccessReview().create(
-                            new SelfSubjectAccessReviewBuilder().withNewSpec().withNewResourceAttributes()
-                                    .withVerb(access.verb()).withGroup(access.group()).withResource(access.resource())
-                                    .withSubresource(access.subresource()).withNamespace(access.namespace())
-                                    .withName(access.name()).endResourceAttributes().endSpec().build());
-                    if (review.getStatus().getAllowed() != access.allowed()) {
-                        wrong.add((access.allowed() ? "denied but needed: " : "allowed but must not be: ") + access);
-                    }
-                }
+                wrong.addAll(ChartAccesses.wrong(as, entry.getValue()));
             }
         }
         assertThat(wrong).as("RBAC answers that differ from what the code needs").isEmpty();
@@ -555,6 +424,108 @@ class HelmChartIT {
             return null;
         } catch (KubernetesClientException e) {
             return e;
+        }
+    }
+
+    /**
+     * With a secure-port certificate (the options rendering: {@code extender.secure.existingSecret}) the extender
+     * may create Bindings (the typed {@code bindings} collection, not {@code pods/binding}), TokenReviews and
+     * SubjectAccessReviews and nothing more; and the real {@code /explain} authorizer ({@code ApiServerAccess}),
+     * running as that ServiceAccount, authenticates a real ServiceAccount token and asks RBAC, which the chart's
+     * {@code <fullname>-explain} ClusterRole answers. The ClusterRoles are created under other names beside the
+     * default rendering.
+     */
+    @Test
+    void withTheSecurePortTheExtenderMayBindAndReviewTokensAndTheExplainRoleAuthorizes() throws Exception {
+        deployDefault();
+        CLUSTER.controlPlane().ensureNamespace("prod");
+        String sa = "railyard-extender-secure";
+        String reader = "railyard-explain-reader";
+        try {
+            createSecurePortRoles(sa, reader);
+            List<ChartAccesses.Access> accesses = List.of(
+                    ChartAccesses.allow(sa, "create", "", "bindings", "prod", "", "BindingWriter: client.bindings() create"),
+                    ChartAccesses.allow(sa, "create", "authentication.k8s.io", "tokenreviews", "", "",
+                            "ApiServerAccess.authenticate"),
+                    ChartAccesses.allow(sa, "create", "authorization.k8s.io", "subjectaccessreviews", "", "",
+                            "ApiServerAccess.authorize"),
+                    ChartAccesses.deny(sa, "create", "", "pods/binding", "prod", "x", "binds only through bindings"),
+                    ChartAccesses.deny(sa, "create", "authorization.k8s.io", "localsubjectaccessreviews", "prod", "",
+                            "not needed"),
+                    ChartAccesses.deny(sa, "create", "", "serviceaccounts/token", NS, reader, "mints no tokens"));
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                try (KubernetesClient as = impersonating(sa, Map.of())) {
+                    assertThat(ChartAccesses.wrong(as, accesses)).as("RBAC of the secure-port rendering").isEmpty();
+                }
+            });
+
+            explainAuthorizerAnswersAsRbac(sa, reader);
+        } finally {
+            client.rbac().roleBindings().inNamespace("prod").withName(reader).delete();
+            client.rbac().clusterRoleBindings().withName(sa).delete();
+            client.rbac().clusterRoles().withName(sa).delete();
+            client.rbac().clusterRoles().withName("railyard-explain-secure").delete();
+            for (String name : List.of(sa, reader)) {
+                client.serviceAccounts().inNamespace(NS).withName(name).delete();
+            }
+        }
+    }
+
+    /**
+     * The options rendering's extender and explain ClusterRoles under other names, the extender's bound to
+     * ServiceAccount {@code sa}, the explain role bound in namespace prod to ServiceAccount {@code reader}.
+     */
+    private void createSecurePortRoles(String sa, String reader) throws IOException {
+        ClusterRole extenderRole = null;
+        ClusterRole explainRole = null;
+        for (HelmChart.Manifest m : chart.render("options-secure", "options")) {
+            if (m.kind().equals("ClusterRole") && m.object().getMetadata().getName().equals("railyard-extender")) {
+                extenderRole = client.getKubernetesSerialization().convertValue(m.object(), ClusterRole.class);
+            } else if (m.kind().equals("ClusterRole") && m.object().getMetadata().getName().equals("railyard-explain")) {
+                explainRole = client.getKubernetesSerialization().convertValue(m.object(), ClusterRole.class);
+            }
+        }
+        assertThat(extenderRole).isNotNull();
+        assertThat(explainRole).isNotNull();
+        // self-signed webhook (options: certManager false): 11 + bindings, tokenreviews, subjectaccessreviews
+        assertThat(extenderRole.getRules()).hasSize(14);
+        extenderRole.getMetadata().setName(sa);
+        explainRole.getMetadata().setName("railyard-explain-secure");
+        client.resource(extenderRole).create();
+        client.resource(explainRole).create();
+        for (String name : List.of(sa, reader)) {
+            client.serviceAccounts().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model
+                    .ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
+        }
+        client.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac
+                .ClusterRoleBindingBuilder().withNewMetadata().withName(sa).endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
+                .addNewSubject().withKind("ServiceAccount").withName(sa).withNamespace(NS).endSubject().build())
+                .create();
+        // the reader may explain what is in namespace prod only (a RoleBinding of the ClusterRole)
+        client.rbac().roleBindings().inNamespace("prod").resource(new io.fabric8.kubernetes.api.model.rbac
+                .RoleBindingBuilder().withNewMetadata().withName(reader).endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "railyard-explain-secure")
+                .addNewSubject().withKind("ServiceAccount").withName(reader).withNamespace(NS).endSubject().build())
+                .create();
+    }
+
+    /** The real /explain authorizer under the extender's identity {@code sa}, with a real token of {@code reader}. */
+    private void explainAuthorizerAnswersAsRbac(String sa, String reader) throws Exception {
+        String token = client.serviceAccounts().inNamespace(NS).withName(reader).tokenRequest(
+                new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder().withNewSpec()
+                        .withExpirationSeconds(600L).endSpec().build()).getStatus().getToken();
+        try (KubernetesClient as = impersonating(sa, Map.of())) {
+            var access = new dev.railyard.scheduler.access.ApiServerAccess(as);
+            var user = access.authenticate(token).orElseThrow();
+            assertThat(user.name()).isEqualTo("system:serviceaccount:" + NS + ":" + reader);
+            assertThat(access.authenticate("not-a-token")).isEmpty();
+            var inProd = new dev.railyard.scheduler.access.KubernetesAccess.ResourceAttributes("get",
+                    "railyard.dev", "explanations", "prod", "rdma-test");
+            var clusterWide = new dev.railyard.scheduler.access.KubernetesAccess.ResourceAttributes("get",
+                    "railyard.dev", "explanations", "", "");
+            assertThat(access.authorize(user, inProd).allowed()).isTrue();
+            assertThat(access.authorize(user, clusterWide).allowed()).isFalse();
         }
     }
 

@@ -30,10 +30,19 @@ public final class KubeSchedulerConf {
      * @param ignorable treat the extender's failures as if it were absent
      * @param managedResources extended resources the extender manages; empty = every pod goes to it
      * @param httpTimeout per-call timeout
+     * @param tls client certificate and CA for an {@code https} URL ({@code tlsConfig}), as users paste it
      */
     public record Extender(URI urlPrefix, String filterVerb, String prioritizeVerb, String bindVerb, int weight,
                            boolean nodeCacheCapable, boolean ignorable, List<String> managedResources,
-                           Duration httpTimeout) {
+                           Duration httpTimeout, Optional<Tls> tls) {
+
+        /** An extender without {@code tlsConfig}. */
+        public Extender(URI urlPrefix, String filterVerb, String prioritizeVerb, String bindVerb, int weight,
+                        boolean nodeCacheCapable, boolean ignorable, List<String> managedResources,
+                        Duration httpTimeout) {
+            this(urlPrefix, filterVerb, prioritizeVerb, bindVerb, weight, nodeCacheCapable, ignorable,
+                    managedResources, httpTimeout, Optional.empty());
+        }
 
         /**
          * @throws IllegalArgumentException if {@code prioritizeVerb} is set and {@code weight} is not positive
@@ -46,6 +55,16 @@ public final class KubeSchedulerConf {
                         + ": weight must be positive when prioritizeVerb is set, got " + weight);
             }
         }
+    }
+
+    /**
+     * {@code tlsConfig} of an extender (k8s.io/kube-scheduler v0.35.4 {@code config/v1} {@code ExtenderTLSConfig}).
+     *
+     * @param certFile client certificate, PEM
+     * @param keyFile  its key, PEM
+     * @param caFile   the CA that verifies the extender's serving certificate, PEM
+     */
+    public record Tls(Path certFile, Path keyFile, Path caFile) {
     }
 
     /** The configuration as YAML text. */
@@ -69,6 +88,8 @@ public final class KubeSchedulerConf {
                 x.put("bindVerb", e.bindVerb());
             }
             x.put("enableHTTPS", "https".equals(e.urlPrefix().getScheme()));
+            e.tls().ifPresent(t -> x.put("tlsConfig", Map.of("certFile", t.certFile().toString(),
+                    "keyFile", t.keyFile().toString(), "caFile", t.caFile().toString())));
             x.put("httpTimeout", e.httpTimeout().toMillis() + "ms");
             x.put("nodeCacheCapable", e.nodeCacheCapable());
             x.put("ignorable", e.ignorable());

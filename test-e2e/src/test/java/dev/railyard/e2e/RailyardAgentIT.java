@@ -196,8 +196,11 @@ class RailyardAgentIT {
         assertThat(status.rdmaResources()).extracting(RdmaResourceStatus::resourceName, RdmaResourceStatus::hcas,
                 RdmaResourceStatus::allocatable, RdmaResourceStatus::allocated).containsExactlyElementsOf(
                 n.hcas().stream().sorted().map(h -> tuple("nvidia.com/" + h, List.of(h), SLOTS, 0)).toList());
+        // All three sysfs shapes are PCIe machines (GPUs and HCAs under PCIe switches), so the agent also says
+        // locality is known from PCIe distance classes (NodeTopologyConditions.LOCALITY_KNOWN, ADR 0009).
         assertThat(status.conditions()).extracting(Condition::getType, Condition::getStatus, Condition::getReason)
-                .containsExactly(tuple("Ready", "True", "Observed"), tuple("Stale", "False", "Observed"));
+                .containsExactly(tuple("Ready", "True", "Observed"), tuple("Stale", "False", "Observed"),
+                        tuple("LocalityKnown", "True", "PairedByPcie"));
     }
 
     @Test

@@ -64,6 +64,31 @@ public final class RailyardExtenders {
     }
 
     /**
+     * kube-scheduler's extender on Railyard's secure port, as deploy/config/kube-scheduler-config.yaml has it:
+     * {@code https://127.0.0.1:<port>/kube}, {@code enableHTTPS}, {@code tlsConfig} with the client certificate,
+     * key and CA of {@code pki}; filter, prioritize and bind, nodeCacheCapable, GPU pods only.
+     */
+    public static KubeSchedulerConf.Extender secureKube(int port, SecurePki pki, boolean ignorable) {
+        return new KubeSchedulerConf.Extender(URI.create("https://127.0.0.1:" + port + "/kube"), "filter", "prioritize",
+                "bind", 1, true, ignorable, List.of(GPU), HTTP_TIMEOUT, java.util.Optional.of(
+                new KubeSchedulerConf.Tls(pki.clientCert(), pki.clientKey(), pki.caCert())));
+    }
+
+    /**
+     * The prelude of a suite whose scheduler talks to Railyard directly: the {@link SeedCluster} objects, then
+     * {@code railyard serve} with {@code args} (e.g. its secure port), then its {@code pods/binding} webhook.
+     */
+    public static ControlPlane.Prelude directPrelude(RailyardProcess[] holder, List<String> args) {
+        return cp -> {
+            SeedCluster.create(cp);
+            RailyardProcess railyard = new RailyardProcess(cp, args);
+            holder[0] = railyard;
+            railyard.start();
+            cp.client().resource(hintWebhook(railyard.webhookUrl(), cp.pki().caCert())).create();
+        };
+    }
+
+    /**
      * A proxy whose captures go to {@code <railyard.e2e.captured>/<suite>/} (default {@code target/captured}).
      *
      * @throws UncheckedIOException if it cannot listen

@@ -190,6 +190,38 @@ public final class RailyardProcess {
         return process;
     }
 
+    /**
+     * The sum of the samples of a Prometheus counter or histogram-count line of the running instance whose labels
+     * include all of {@code labels}, e.g. {@code railyard_extender_request_seconds_count} with
+     * {@code protocol="kube", verb="bind"}.
+     *
+     * @throws IOException if {@code /metrics} cannot be read
+     */
+    public double metric(String name, Map<String, String> labels) throws IOException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        String text;
+        try {
+            text = http.send(HttpRequest.newBuilder(url().resolve("/metrics")).timeout(Duration.ofSeconds(5)).GET()
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted reading /metrics", e);
+        } finally {
+            http.close();
+        }
+        double sum = 0;
+        for (String line : text.split("\n")) {
+            if (!line.startsWith(name + "{") && !line.startsWith(name + " ")) {
+                continue;
+            }
+            boolean all = labels.entrySet().stream().allMatch(l -> line.contains(l.getKey() + "=\"" + l.getValue() + "\""));
+            if (all) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
     /** Base URL of the running instance, {@code http://127.0.0.1:<port>}; the port stays the same across restarts. */
     public URI url() {
         return URI.create("http://127.0.0.1:" + port);

@@ -7,6 +7,8 @@ import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.PodView;
 import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.hints.BindingHintWebhook;
+import dev.railyard.scheduler.access.ApiServerAccess;
+import dev.railyard.scheduler.access.ExplainAccess;
 import dev.railyard.scheduler.hints.BindingWriter;
 import dev.railyard.scheduler.hints.HintBackfill;
 import dev.railyard.scheduler.hints.HintSource;
@@ -182,10 +184,14 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
         }
     }
 
-    /** Routes on the main port beside the two protocols: {@code /explain}. */
+    /**
+     * Routes beside the two protocols: {@code /explain}, behind a bearer token checked by a TokenReview and RBAC checked by a SubjectAccessReview
+     * ({@link ExplainAccess}).
+     */
     Map<String, VerbHandler> serviceRoutes() {
-        return Map.of(ExplainEndpoint.PATH, new ExplainEndpoint(() -> cache.synced() ? cache.snapshot() : null,
-                ledger::snapshot, new Explainer()));
+        return Map.of(ExplainEndpoint.PATH, new ExplainAccess(new ExplainEndpoint(
+                () -> cache.synced() ? cache.snapshot() : null, ledger::snapshot, new Explainer()),
+                new ApiServerAccess(client)));
     }
 
     /** The pods/binding admission webhook's routes ({@code /admission/pods-binding}). */

@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.cli;
 
+import dev.railyard.scheduler.access.ClientCertificateRequired;
 import dev.railyard.scheduler.certificates.ServingCertificate;
 import dev.railyard.scheduler.certificates.WebhookCertificateRotation;
 import dev.railyard.scheduler.certificates.WebhookCertificateSecret;
@@ -13,6 +14,7 @@ import dev.railyard.scheduler.protocol.kube.KubeExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoReplyDialect;
 import dev.railyard.scheduler.protocol.volcano.VolcanoSettings;
+import dev.railyard.scheduler.service.ExplainEndpoint;
 import dev.railyard.scheduler.service.LeaderElection;
 import dev.railyard.scheduler.service.LeaderOnlyVerbs;
 import dev.railyard.scheduler.server.ConnectionTimeouts;
@@ -33,13 +35,10 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
@@ -75,7 +74,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "YAML config file (docs/serve.md).")
     Path config;
 
-    @Option(names = "--address", paramLabel = "ADDR", description = "Bind address (default: 0.0.0.0).")
+    @Option(names = "--address", paramLabel = "ADDR",
+            description = "Bind address of every port (default: 127.0.0.1; the chart gives the pod IP).")
     String address;
 
     @Option(names = "--port", paramLabel = "PORT", description = "Listen port (default: " + DEFAULT_PORT + "; 0 picks a free one).")
@@ -99,17 +99,8 @@ final class ServeCommand implements Callable<Integer> {
             description = "Idle keep-alive connections kept at most (default: 200).")
     Integer maxIdleConnections;
 
-    @Option(names = "--tls-cert", paramLabel = "FILE", description = "PEM certificate chain (with --tls-key).")
-    Path tlsCert;
-
-    @Option(names = "--tls-key", paramLabel = "FILE", description = "PEM PKCS#8 private key (with --tls-cert).")
-    Path tlsKey;
-
-    @Option(names = "--tls-keystore", paramLabel = "FILE", description = "PKCS#12 keystore (instead of PEM files).")
-    Path tlsKeystore;
-
-    @Option(names = "--tls-keystore-password-file", paramLabel = "FILE", description = "File holding the PKCS#12 password.")
-    Path tlsKeystorePasswordFile;
+    @picocli.CommandLine.Mixin
+    ServeTlsOptions tlsOptions = new ServeTlsOptions();
 
     @Option(names = "--neutral-score", paramLabel = "0..100",
             description = "Score for a node Railyard cannot judge (default: 50).")
@@ -205,9 +196,16 @@ final class ServeCommand implements Callable<Integer> {
             description = "Static fabric file (see the README, section Placement); default: Volcano HyperNodes, else node labels.")
     Path fabricFile;
 
-    /** Everything {@code serve} runs with, flags and file merged and validated. */
-    record Resolved(ServerSettings server, int neutralScore, VolcanoSettings volcano, String logLevel,
-                    LeaderElection.Timing leaderTiming) {
+    /** Default bind address: loopback, so a bare {@code serve} is reachable from this host only. */
+    static final String DEFAULT_ADDRESS = "127.0.0.1";
+
+    /**
+     * Everything {@code serve} runs with, flags and file merged and validated.
+     *
+     * @param secure the secure listener, or null when kube-scheduler verbs stay on the main port
+     */
+    record Resolved(ServerSettings server, ServeTlsOptions.Secure secure, int neutralScore, VolcanoSettings volcano,
+                    String logLevel, LeaderElection.Timing leaderTiming) {
     }
 
     @Override
@@ -238,25 +236,10 @@ final class ServeCommand implements Callable<Integer> {
                 : new NeutralPlacementDecisions(r.neutralScore(), "started with --no-cluster");
         Binder binder = wiring != null ? wiring.binder() : Binder.unwired();
         ReadinessProbe readiness = wiring != null ? wiring.readiness() : ReadinessProbe.always();
-        Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
-        Map<String, VerbHandler> kubeVerbs = new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs();
-        if (wiring != null) { // deadlines below the schedulers' timeouts (FreshnessOptions)
-            volcanoVerbs = freshness.gateVolcano(volcanoVerbs, bounds, r.neutralScore(), r.volcano(), registry);
-            kubeVerbs = freshness.gateKube(kubeVerbs, bounds, r.neutralScore(), binder, registry);
-        }
-        if (wiring != null && wiring.election() != null) {
-            // a standby answers 503 to the deciding verbs: only the leader has the plans (LeaderOnlyVerbs)
-            LeaderOnlyVerbs gate = new LeaderOnlyVerbs(wiring.election()::standbyReason, registry);
-            volcanoVerbs = gate.gate("volcano", volcanoVerbs, LeaderOnlyVerbs.VOLCANO);
-            kubeVerbs = gate.gate("kube", kubeVerbs, LeaderOnlyVerbs.KUBE);
-        }
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
-        routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX, volcanoVerbs));
-        routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
-        if (wiring != null) {
-            routes.putAll(wiring.serviceRoutes());
-        }
-        ExtenderServer webhookServer = null;
+        Map<String, VerbHandler> secureRoutes = new LinkedHashMap<>();
+        mountVerbs(r, bounds, wiring, decisions, binder, registry, routes, secureRoutes);
+        ServeListeners listeners = new ServeListeners();
         WebhookCertificateRotation rotation = null;
         if (wiring != null && webhookPort == null) {
             routes.putAll(wiring.webhookRoutes());
@@ -273,34 +256,19 @@ final class ServeCommand implements Callable<Integer> {
             } else {
                 webhookTls = new TlsSettings.Pem(webhookTlsCert, webhookTlsKey);
             }
-            ServerSettings ws = new ServerSettings(new InetSocketAddress(r.server().address().getAddress(), webhookPort),
-                    r.server().maxRequestBytes(), webhookTls, r.server().connections());
-            try {
-                webhookServer = ExtenderServer.start(ws, wiring.webhookRoutes(), ReadinessProbe.always(), registry);
-            } catch (TlsSettings.TlsException e) {
-                throw new InputException(e.getMessage());
-            } catch (IOException e) {
-                throw new InputException("cannot listen on webhook port " + webhookPort + ": " + e.getMessage());
-            }
+            listeners.start("webhook port", ServeListeners.beside(r.server(), webhookPort, webhookTls, null),
+                    wiring.webhookRoutes(), ReadinessProbe.always(), registry);
         }
-        final ExtenderServer webhook = webhookServer;
+        if (r.secure() != null) {
+            listeners.start("secure port", ServeListeners.beside(r.server(), r.secure().port(), r.secure().tls(),
+                    r.secure().clientCa()), secureRoutes, readiness, registry);
+        }
+        listeners.start("main port", r.server(), routes, readiness, registry);
         final WebhookCertificateRotation certificateRotation = rotation;
-
-        ExtenderServer server;
-        try {
-            server = ExtenderServer.start(r.server(), routes, readiness, registry);
-        } catch (TlsSettings.TlsException e) {
-            throw new InputException(e.getMessage());
-        } catch (IOException e) {
-            throw new InputException("cannot listen on " + hostPort(r.server().address()) + ": " + e.getMessage());
-        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping: finishing in-flight requests for up to 1 s");
-            server.stop(1);
-            if (webhook != null) {
-                webhook.stop(1);
-            }
+            listeners.close();
             if (certificateRotation != null) {
                 certificateRotation.close();
             }
@@ -309,13 +277,67 @@ final class ServeCommand implements Callable<Integer> {
             }
             stopped.countDown();
         }, "railyard-shutdown"));
-        log.info("serving Volcano verbs {} and kube-scheduler verbs {}", VolcanoExtender.PREFIX, KubeExtender.PREFIX);
+        logWhoMayCall(log, r);
         if (noCluster) {
             log.warn("--no-cluster: no Kubernetes API server, so every answer is neutral (all nodes pass with score "
                     + "{}, gang admission abstains, gangs are ready) and kube-scheduler binds are refused", r.neutralScore());
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Mounts the Volcano verbs on the main port, and the kube-scheduler verbs and {@code /explain} where they may be
+     * called (docs/adr/0010-authenticated-callers.md): the secure port, or a loopback main port, else nowhere.
+     */
+    private void mountVerbs(Resolved r, FreshnessOptions.Bounds bounds, ClusterWiring wiring,
+                            PlacementDecisions decisions, Binder binder, PrometheusMeterRegistry registry,
+                            Map<String, VerbHandler> routes, Map<String, VerbHandler> secureRoutes) {
+        Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
+        Map<String, VerbHandler> kubeVerbs = new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs();
+        if (wiring != null) { // deadlines below the schedulers' timeouts (FreshnessOptions)
+            volcanoVerbs = freshness.gateVolcano(volcanoVerbs, bounds, r.neutralScore(), r.volcano(), registry);
+            kubeVerbs = freshness.gateKube(kubeVerbs, bounds, r.neutralScore(), binder, registry);
+        }
+        if (wiring != null && wiring.election() != null) {
+            // a standby answers 503 to the deciding verbs: only the leader has the plans (LeaderOnlyVerbs)
+            LeaderOnlyVerbs gate = new LeaderOnlyVerbs(wiring.election()::standbyReason, registry);
+            volcanoVerbs = gate.gate("volcano", volcanoVerbs, LeaderOnlyVerbs.VOLCANO);
+            kubeVerbs = gate.gate("kube", kubeVerbs, LeaderOnlyVerbs.KUBE);
+        }
+        routes.putAll(ExtenderServer.mount(VolcanoExtender.PREFIX, volcanoVerbs));
+        // who may call (docs/adr/0010-authenticated-callers.md): the kube-scheduler verbs (bind included) and /explain
+        // go to the secure port; without one they are served on a loopback main port only
+        if (r.secure() != null) {
+            secureRoutes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, ClientCertificateRequired.wrap("kube", kubeVerbs)));
+        } else if (loopback(r)) {
+            routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
+        }
+        if (wiring != null && (r.secure() != null || loopback(r))) {
+            (r.secure() != null ? secureRoutes : routes).putAll(wiring.serviceRoutes());
+        }
+    }
+
+    private static boolean loopback(Resolved r) {
+        return r.server().address().getAddress().isLoopbackAddress();
+    }
+
+    /** One line on where each verb family is served, and a warning when the kube-scheduler verbs are off. */
+    private static void logWhoMayCall(Logger log, Resolved r) {
+        if (r.secure() != null) {
+            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {} and {} on the secure port {} (client "
+                            + "certificate from {} required; /explain needs a bearer token)", VolcanoExtender.PREFIX,
+                    hostPort(r.server().address()), KubeExtender.PREFIX, ExplainEndpoint.PATH, r.secure().port(),
+                    r.secure().clientCa().caBundle());
+        } else if (loopback(r)) {
+            log.info("serving Volcano verbs {}, kube-scheduler verbs {} and {} on {} (loopback: no authentication)",
+                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, ExplainEndpoint.PATH, hostPort(r.server().address()));
+        } else {
+            log.info("serving Volcano verbs {} on {}", VolcanoExtender.PREFIX, hostPort(r.server().address()));
+            log.warn("kube-scheduler verbs {} and {} are off: beyond loopback they are served only on a secure port "
+                    + "with client certificates (--secure-port, --client-ca; docs/serve.md)", KubeExtender.PREFIX,
+                    ExplainEndpoint.PATH);
+        }
     }
 
     /**
@@ -442,7 +464,7 @@ final class ServeCommand implements Callable<Integer> {
         ServeConfig file = config == null ? ServeConfig.EMPTY : ServeConfig.read(config);
         String where = config == null ? "" : " (flag or " + config + ")";
 
-        String addr = first(address, file.server().address(), "0.0.0.0");
+        String addr = first(address, file.server().address(), DEFAULT_ADDRESS);
         int p = first(port, file.server().port(), DEFAULT_PORT);
         if (p < 0 || p > 65535) {
             throw new InputException("port must be 0..65535, got " + p + where);
@@ -455,7 +477,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         long limit = parseSize(first(maxRequestSize, file.server().maxRequestSize(), "64Mi"), where);
 
-        TlsSettings tls = tls(file.server().tls(), where);
+        TlsSettings tls = tlsOptions.mainTls(file.server().tls(), where);
+        ServeTlsOptions.Secure secure = tlsOptions.secure(file.server().secure(), where);
         ConnectionTimeouts connections;
         Duration read = first(requestReadTimeout, duration(file.server().requestReadTimeout(),
                 "server.requestReadTimeout", where), ConnectionTimeouts.DEFAULTS.requestRead());
@@ -514,7 +537,7 @@ final class ServeCommand implements Callable<Integer> {
             throw new InputException(e.getMessage() + " (--leader-elect-lease-duration, --leader-elect-renew-deadline, "
                     + "--leader-elect-retry-period)");
         }
-        return new Resolved(server, neutral, new VolcanoSettings(weight, dialect, neutral), level, timing);
+        return new Resolved(server, secure, neutral, new VolcanoSettings(weight, dialect, neutral), level, timing);
     }
 
     /** A duration from the config file ({@code 15s}, {@code 2m}, {@code PT15S}), or null when the key is absent. */
@@ -527,42 +550,6 @@ final class ServeCommand implements Callable<Integer> {
         } catch (picocli.CommandLine.TypeConversionException e) {
             throw new InputException(key + ": " + e.getMessage() + where);
         }
-    }
-
-    private TlsSettings tls(ServeConfig.Tls fileTls, String where) {
-        Path cert = tlsCert, key = tlsKey, p12 = tlsKeystore, pwFile = tlsKeystorePasswordFile;
-        boolean flagsGiven = cert != null || key != null || p12 != null;
-        if (!flagsGiven && fileTls != null) {
-            cert = path(fileTls.certFile());
-            key = path(fileTls.keyFile());
-            p12 = path(fileTls.pkcs12());
-            pwFile = pwFile != null ? pwFile : path(fileTls.pkcs12PasswordFile());
-        }
-        if (p12 != null && (cert != null || key != null)) {
-            throw new InputException("TLS: give either a PKCS#12 keystore or PEM cert and key files, not both" + where);
-        }
-        if (p12 != null) {
-            char[] pw = new char[0];
-            if (pwFile != null) {
-                try {
-                    pw = Files.readString(pwFile, StandardCharsets.UTF_8).strip().toCharArray();
-                } catch (IOException e) {
-                    throw new InputException("cannot read TLS keystore password file " + pwFile + ": " + e.getMessage());
-                }
-            }
-            return new TlsSettings.Pkcs12(p12, pw);
-        }
-        if (cert != null || key != null) {
-            if (cert == null || key == null) {
-                throw new InputException("TLS: PEM needs both a certificate file and a key file" + where);
-            }
-            return new TlsSettings.Pem(cert, key);
-        }
-        return null;
-    }
-
-    private static Path path(String s) {
-        return s == null || s.isBlank() ? null : Path.of(s);
     }
 
     /** Parses a byte size: a plain number or a Kubernetes quantity ({@code 64Mi}, {@code 100M}). */

@@ -22,7 +22,7 @@ import java.nio.file.Path;
  *
  * <pre>
  * server:
- *   address: 0.0.0.0          # bind address
+ *   address: 127.0.0.1        # bind address (the chart gives the pod IP)
  *   port: 8888
  *   maxRequestSize: 64Mi      # bytes, or a Kubernetes quantity
  *   requestReadTimeout: 15s   # first byte of a request to the end of its body; whole seconds
@@ -31,6 +31,11 @@ import java.nio.file.Path;
  *   tls:                      # either certFile + keyFile (PEM), or pkcs12 (+ pkcs12PasswordFile)
  *     certFile: /etc/railyard/tls/tls.crt
  *     keyFile: /etc/railyard/tls/tls.key
+ *   secure:                   # HTTPS for kube-scheduler (client certificate) and /explain (bearer token)
+ *     port: 8444
+ *     certFile: /etc/railyard/secure/tls.crt
+ *     keyFile: /etc/railyard/secure/tls.key
+ *     clientCAFile: /etc/railyard/secure/ca.crt
  * placement:
  *   neutralScore: 50          # 0..100, the score when Railyard cannot judge a node
  * volcano:
@@ -43,7 +48,10 @@ import java.nio.file.Path;
 record ServeConfig(Server server, Placement placement, Volcano volcano, Logging logging) {
 
     record Server(String address, Integer port, String maxRequestSize, String requestReadTimeout,
-                  String idleTimeout, Integer maxIdleConnections, Tls tls) {
+                  String idleTimeout, Integer maxIdleConnections, Tls tls, Secure secure) {
+    }
+
+    record Secure(Integer port, String certFile, String keyFile, String clientCAFile) {
     }
 
     record Tls(String certFile, String keyFile, String pkcs12, String pkcs12PasswordFile) {
@@ -61,7 +69,7 @@ record ServeConfig(Server server, Placement placement, Volcano volcano, Logging 
     static final ServeConfig EMPTY = new ServeConfig(null, null, null, null);
 
     ServeConfig {
-        server = server == null ? new Server(null, null, null, null, null, null, null) : server;
+        server = server == null ? new Server(null, null, null, null, null, null, null, null) : server;
         placement = placement == null ? new Placement(null) : placement;
         volcano = volcano == null ? new Volcano(null, null) : volcano;
         logging = logging == null ? new Logging(null) : logging;

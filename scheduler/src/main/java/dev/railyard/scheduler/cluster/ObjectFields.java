@@ -1,8 +1,9 @@
 package dev.railyard.scheduler.cluster;
 
+import dev.railyard.scheduler.input.Quantities;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
@@ -98,20 +99,27 @@ final class ObjectFields {
     }
 
     /**
-     * Parses a Kubernetes quantity ({@code 8}, {@code "100"}, {@code 500m}, {@code 1Ki}) with fabric8's rules.
+     * Parses a Kubernetes quantity ({@code 8}, {@code "100"}, {@code 500m}, {@code 1Ki}) with the bounds of
+     * {@link Quantities} (checked on the text before any arithmetic, so a watched pod asking for
+     * {@code 1e9999999} GPUs costs microseconds, not seconds).
      *
      * @return the amount in base units
-     * @throws IllegalArgumentException with the text when it is not a quantity
+     * @throws IllegalArgumentException with the reason when it is not a quantity or outside the bounds
      */
     static BigDecimal quantity(Object value) {
         String t = text(value);
         if (t == null || t.isBlank()) {
             throw new IllegalArgumentException("'" + value + "' is not a quantity");
         }
+        String q = t.trim();
+        // a negative amount is parsed here and refused by the caller with its own reason (PodView)
+        boolean negative = q.startsWith("-");
         try {
-            return Quantity.parse(t.trim()).getNumericalAmount();
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("'" + t + "' is not a quantity");
+            BigDecimal v = Quantities.parse(negative ? q.substring(1) : q);
+            return negative ? v.negate() : v;
+        } catch (Quantities.QuantityException e) {
+            throw new IllegalArgumentException(e.getMessage().endsWith("is not a Kubernetes quantity")
+                    ? "'" + t + "' is not a quantity" : e.getMessage());
         }
     }
 }

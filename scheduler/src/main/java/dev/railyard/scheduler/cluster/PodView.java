@@ -216,7 +216,7 @@ public record PodView(String namespace, String name, String node, String phase, 
     }
 
     /** Most devices of one extended resource a pod may ask for: the engine counts GPUs in an {@code int}. */
-    static final BigDecimal MAX_DEVICES = BigDecimal.valueOf(Integer.MAX_VALUE);
+    static final BigDecimal MAX_DEVICES = BigDecimal.valueOf(dev.railyard.scheduler.input.Quantities.MAX_DEVICES);
 
     /** @return true for an extended resource (a domain-prefixed name outside {@code kubernetes.io}): whole devices */
     private static boolean isDevice(String resource) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.railyard.scheduler.input.LogText;
+import dev.railyard.scheduler.input.ObjectNames;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
@@ -65,7 +67,10 @@ public final class BindingHintWebhook implements VerbHandler {
     public static final Duration DEFAULT_BUDGET = Duration.ofMillis(500);
 
     private static final Logger LOG = LoggerFactory.getLogger(BindingHintWebhook.class);
-    private static final ObjectMapper JSON = new ObjectMapper(WireJson.factory());
+    /** Duplicate keys and anything after the AdmissionReview are refused, as by every Railyard reader (WireJson). */
+    private static final ObjectMapper JSON = new ObjectMapper(WireJson.factory())
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final String NAME = "admission pods-binding";
 
     private final HintSource hints;
@@ -125,8 +130,8 @@ public final class BindingHintWebhook implements VerbHandler {
         if (!"CREATE".equals(operation) || !"pods".equals(resource) || !"binding".equals(subResource)
                 || binding == null || !binding.isObject()) {
             count("skipped");
-            LOG.debug("{}: not a pods/binding CREATE ({} {}/{}); allowed unchanged", NAME, operation, resource,
-                    subResource);
+            LOG.debug("{}: not a pods/binding CREATE ({} {}/{}); allowed unchanged", NAME, LogText.escape(operation),
+                    LogText.escape(resource), LogText.escape(subResource));
             return null;
         }
         String node = binding.path("target").path("name").asText("");
@@ -134,8 +139,9 @@ public final class BindingHintWebhook implements VerbHandler {
                 binding.path("metadata").path("namespace").asText(""));
         String name = firstNonEmpty(binding.path("metadata").path("name").asText(""),
                 request.path("name").asText(""));
-        if (node.isEmpty() || namespace.isEmpty() || name.isEmpty()) {
-            // the API server rejects such a Binding itself; nothing to add
+        if (ObjectNames.subdomainProblem(node).isPresent() || ObjectNames.labelProblem(namespace).isPresent()
+                || ObjectNames.subdomainProblem(name).isPresent()) {
+            // empty or not a name Kubernetes admits: the API server never sends such a Binding; nothing to add
             count("skipped");
             return null;
         }
@@ -150,7 +156,7 @@ public final class BindingHintWebhook implements VerbHandler {
             }
             case HintLookup.NotApplicable n -> {
                 count("unchanged");
-                LOG.debug("{}: no hints for {} on {}: {}", NAME, pod, node, n.reason());
+                LOG.debug("{}: no hints for {} on {}: {}", NAME, pod, node, LogText.escape(n.reason()));
                 return null;
             }
             case HintLookup.NotReady r -> {
@@ -158,7 +164,7 @@ public final class BindingHintWebhook implements VerbHandler {
                 if (!dryRun && backfill != null) {
                     backfill.enqueue(pod, node, r.reason());
                 }
-                LOG.info("{}: {} bound to {} without hints for now ({}){}", NAME, pod, node, r.reason(),
+                LOG.info("{}: {} bound to {} without hints for now ({}){}", NAME, pod, node, LogText.escape(r.reason()),
                         dryRun ? "; dry run, no backfill" : "; queued for backfill");
                 return null;
             }

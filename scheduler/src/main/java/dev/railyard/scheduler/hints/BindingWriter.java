@@ -15,12 +15,15 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * kube-scheduler's bind verb, done by Railyard: {@code POST /api/v1/namespaces/<ns>/pods/<name>/binding} with a
- * {@code v1 Binding} whose annotations carry the placement hints. The API server copies a Binding's annotations
- * onto the pod in the same storage write that sets {@code spec.nodeName} (kubernetes {@code BindingREST} →
- * {@code setPodHostAndAnnotations}, docs/formats/binding.md §1), so the hints are in the very pod version that
- * first shows the node. This is the same subresource kube-scheduler's DefaultBinder and Volcano post to, so a
- * {@code pods/binding} webhook (for example {@link BindingHintWebhook}) sees it too.
+ * kube-scheduler's bind verb, done by Railyard: creates a {@code v1 Binding} whose annotations carry the placement
+ * hints through fabric8's typed API ({@code client.bindings()}: {@code POST /api/v1/namespaces/<ns>/bindings}, the
+ * pod named by the Binding's {@code metadata.name} in the body), so no name is ever spliced into a URL path. The
+ * API server serves that resource with the same storage code as the {@code pods/<name>/binding} subresource
+ * (kubernetes v1.35.4 {@code pkg/registry/core/pod/storage/storage.go}: {@code LegacyBindingREST.Create} calls
+ * {@code BindingREST.Create} with the Binding's name), which copies the Binding's annotations onto the pod in the
+ * same storage write that sets {@code spec.nodeName} ({@code setPodHostAndAnnotations}, docs/formats/binding.md §1), so the
+ * hints are in the very pod version that first shows the node. RBAC: {@code create} on {@code bindings}
+ * (docs/adr/0010-authenticated-callers.md). fabric8 has no typed create for the {@code pods/binding} subresource.
  *
  * <p>Hints: the annotations the protocol port passes in are used as they are when they already hold
  * {@value HintAnnotations#PLACEMENT}; otherwise the {@link HintSource} is asked for the node of this bind. When
@@ -39,7 +42,7 @@ public final class BindingWriter implements Binder {
     private final HintBackfill backfill;
 
     /**
-     * @param client   client with create permission on {@code pods/binding}
+     * @param client   client with create permission on {@code bindings}
      * @param hints    computes hints for the bound node
      * @param backfill where pods bound without hints go, or null to leave them without
      */
@@ -67,7 +70,7 @@ public final class BindingWriter implements Binder {
         }
         Binding binding = binding(pod, nodeName, all);
         try {
-            client.raw(bindingPath(pod), "POST", binding);
+            client.bindings().inNamespace(pod.namespace()).resource(binding).create();
         } catch (KubernetesClientException e) {
             throw new BindException(describe(pod, nodeName, e), e);
         }
@@ -96,11 +99,6 @@ public final class BindingWriter implements Binder {
                 .build();
     }
 
-    /** {@code /api/v1/namespaces/<ns>/pods/<name>/binding}; namespace and pod names are DNS labels/subdomains. */
-    static String bindingPath(PodRef pod) {
-        return "/api/v1/namespaces/" + pod.namespace() + "/pods/" + pod.name() + "/binding";
-    }
-
     /** Asks the source, turning a bug in it into "not ready" so the bind still happens. */
     static HintLookup lookup(HintSource hints, PodRef pod, String nodeName) {
         try {
@@ -118,7 +116,7 @@ public final class BindingWriter implements Binder {
         String what = switch (e.getCode()) {
             case 404 -> "pod not found";
             case 409 -> "conflict (already bound, or UID/resourceVersion precondition failed)";
-            case 403 -> "forbidden (railyard's service account needs create on pods/binding)";
+            case 403 -> "forbidden (railyard's service account needs create on bindings)";
             case 0 -> "API server unreachable";
             default -> "HTTP " + e.getCode();
         };

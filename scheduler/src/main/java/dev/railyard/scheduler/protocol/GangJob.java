@@ -38,6 +38,6 @@ public record GangJob(String jobId,
 
     @Override
     public String toString() {
-        return jobId;
+        return dev.railyard.scheduler.input.LogText.escape(jobId);
     }
 }

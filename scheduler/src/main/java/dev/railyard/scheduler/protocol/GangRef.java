@@ -52,8 +52,9 @@ public record GangRef(String namespace, String podGroupName, Convention conventi
         return null;
     }
 
+    /** {@code namespace/name}, control characters escaped (the name comes from a label or annotation). */
     @Override
     public String toString() {
-        return namespace + "/" + podGroupName;
+        return dev.railyard.scheduler.input.LogText.escape(namespace + "/" + podGroupName);
     }
 }

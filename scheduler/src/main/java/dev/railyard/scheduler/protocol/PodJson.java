@@ -2,12 +2,16 @@ package dev.railyard.scheduler.protocol;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import io.fabric8.kubernetes.api.model.Quantity;
+import dev.railyard.scheduler.input.ObjectNames;
+import dev.railyard.scheduler.input.Quantities;
 
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads a core/v1 Pod (Kubernetes camelCase JSON, as both Volcano's {@code TaskInfo.Pod} and kube-scheduler's
@@ -15,6 +19,11 @@ import java.util.Map;
  * {@code spec.schedulerName}, container and init-container {@code resources.requests} with their
  * {@code restartPolicy}, and {@code spec.overhead}. Everything else, {@code managedFields} and {@code status}
  * included, is skipped without being built.
+ *
+ * <p>Refused with a {@link WireFormatException}: a key given twice in any object read here, a quantity that is
+ * not one or lies outside {@link Quantities}' bounds, more than {@link Quantities#MAX_DEVICES} GPUs or devices of
+ * one HCA resource in the pod's effective requests, and a pod name or namespace Kubernetes would not admit
+ * ({@link ObjectNames}).
  */
 public final class PodJson {
 
@@ -35,7 +44,8 @@ public final class PodJson {
         /**
          * Builds the pod, falling back to the given identity for whatever the Pod's metadata lacks.
          *
-         * @throws WireFormatException when neither the Pod nor the fallback names the pod's namespace and name
+         * @throws WireFormatException when neither the Pod nor the fallback names the pod's namespace and name, or
+         *                             when the name is not a DNS-1123 subdomain or the namespace not a DNS-1123 label
          */
         public ExtenderPod toExtenderPod(String verb, String path, String fallbackNamespace, String fallbackName,
                                          String fallbackUid, VolcanoTask task) throws WireFormatException {
@@ -44,6 +54,8 @@ public final class PodJson {
             if (ns == null || n == null) {
                 throw WireJson.missing(verb, path + " has no metadata.namespace and metadata.name");
             }
+            checkName(verb, path + ".metadata.namespace", ns, ObjectNames.labelProblem(ns));
+            checkName(verb, path + ".metadata.name", n, ObjectNames.subdomainProblem(n));
             String u = firstNonBlank(uid, fallbackUid);
             return new ExtenderPod(new PodRef(ns, n, u), labels, annotations, schedulerName, requests,
                     GangRef.of(ns, labels, annotations), task);
@@ -51,6 +63,18 @@ public final class PodJson {
     }
 
     private PodJson() {
+    }
+
+    /**
+     * @throws WireFormatException ({@code INVALID_NAME}) naming the key path and the name when {@code problem}
+     *                             holds one
+     */
+    public static void checkName(String verb, String path, String name, Optional<String> problem)
+            throws WireFormatException {
+        if (problem.isPresent()) {
+            throw new WireFormatException(WireFormatException.Kind.INVALID_NAME, verb + ": " + path + " "
+                    + ObjectNames.quote(name) + " " + problem.get());
+        }
     }
 
     /**
@@ -65,7 +89,9 @@ public final class PodJson {
         String ns = null, name = null, uid = null, schedulerName = null;
         Map<String, String> labels = Map.of(), annotations = Map.of();
         Requests requests = new Requests();
+        Set<String> keys = new HashSet<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
+            WireJson.unique(keys, p, verb, path);
             String key = p.currentName();
             p.nextToken();
             if ("metadata".equals(key)) {
@@ -73,7 +99,9 @@ public final class PodJson {
                     continue;
                 }
                 WireJson.object(p, verb, path + ".metadata");
+                Set<String> mkeys = new HashSet<>();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    WireJson.unique(mkeys, p, verb, path + ".metadata");
                     String mk = p.currentName();
                     p.nextToken();
                     switch (mk) {
@@ -90,7 +118,9 @@ public final class PodJson {
                     continue;
                 }
                 WireJson.object(p, verb, path + ".spec");
+                Set<String> skeys = new HashSet<>();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    WireJson.unique(skeys, p, verb, path + ".spec");
                     String sk = p.currentName();
                     p.nextToken();
                     switch (sk) {
@@ -105,7 +135,7 @@ public final class PodJson {
                 WireJson.skip(p);
             }
         }
-        return new Fields(ns, name, uid, labels, annotations, schedulerName, requests.effective());
+        return new Fields(ns, name, uid, labels, annotations, schedulerName, requests.effective(verb, path));
     }
 
     private static void readContainers(JsonParser p, String verb, String path, Requests requests, boolean init)
@@ -122,7 +152,9 @@ public final class PodJson {
             WireJson.object(p, verb, cpath);
             Map<String, BigDecimal> req = Map.of();
             boolean restartable = false;
+            Set<String> ckeys = new HashSet<>();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
+                WireJson.unique(ckeys, p, verb, cpath);
                 String ck = p.currentName();
                 p.nextToken();
                 if ("resources".equals(ck)) {
@@ -130,7 +162,9 @@ public final class PodJson {
                         continue;
                     }
                     WireJson.object(p, verb, cpath + ".resources");
+                    Set<String> rkeys = new HashSet<>();
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        WireJson.unique(rkeys, p, verb, cpath + ".resources");
                         String rk = p.currentName();
                         p.nextToken();
                         if ("requests".equals(rk)) {
@@ -164,26 +198,21 @@ public final class PodJson {
     }
 
     /**
-     * Parses a Kubernetes quantity ({@code "500m"}, {@code "960Gi"}, {@code "8"}) into its base-unit amount,
-     * using fabric8's {@link Quantity}.
+     * Parses a Kubernetes quantity ({@code "500m"}, {@code "960Gi"}, {@code "8"}) into its base-unit amount, with
+     * {@link Quantities}' bounds (checked on the text, before any arithmetic).
      *
-     * @throws WireFormatException when the text is not a quantity
+     * @throws WireFormatException ({@code WRONG_TYPE} for text that is not a quantity, {@code OUT_OF_RANGE} for a
+     *                             negative one or one outside the bounds) naming {@code path}
      */
     public static BigDecimal parseQuantity(String text, String verb, String path) throws WireFormatException {
         try {
-            BigDecimal v = Quantity.getAmountInBytes(new Quantity(text));
-            if (v.signum() < 0) {
-                throw new IllegalArgumentException("negative");
-            }
-            return v.stripTrailingZeros();
-        } catch (RuntimeException e) {
-            throw new WireFormatException(WireFormatException.Kind.WRONG_TYPE,
-                    verb + ": " + path + " is not a Kubernetes quantity: \"" + abbreviate(text) + "\"");
+            return Quantities.parse(text);
+        } catch (Quantities.QuantityException e) {
+            boolean grammar = e.getMessage().endsWith("is not a Kubernetes quantity")
+                    || e.getMessage().equals("empty quantity");
+            throw new WireFormatException(grammar ? WireFormatException.Kind.WRONG_TYPE
+                    : WireFormatException.Kind.OUT_OF_RANGE, verb + ": " + path + ": " + e.getMessage());
         }
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() > 40 ? s.substring(0, 40) + "..." : s;
     }
 
     private static String firstNonBlank(String a, String b) {
@@ -221,13 +250,23 @@ public final class PodJson {
             }
         }
 
-        ResourceRequests effective() {
+        ResourceRequests effective(String verb, String path) throws WireFormatException {
             if (containers.isEmpty() && initMax.isEmpty() && overhead.isEmpty()) {
                 return ResourceRequests.NONE;
             }
             Map<String, BigDecimal> out = new HashMap<>(containers);
             max(out, initMax);
             add(out, overhead);
+            for (var e : out.entrySet()) {
+                if (ResourceRequests.countable(e.getKey())) {
+                    try {
+                        Quantities.devices(e.getValue());
+                    } catch (Quantities.QuantityException q) {
+                        throw new WireFormatException(WireFormatException.Kind.OUT_OF_RANGE, verb + ": " + path
+                                + " requests " + e.getKey() + ": " + q.getMessage());
+                    }
+                }
+            }
             return new ResourceRequests(out);
         }
     }

@@ -17,9 +17,12 @@ public record PodRef(String namespace, String name, String uid) {
         uid = uid == null ? "" : uid;
     }
 
-    /** {@code namespace/name}, the way kubectl and the schedulers' logs name a pod. */
+    /**
+     * {@code namespace/name}, the way kubectl and the schedulers' logs name a pod; control characters escaped
+     * ({@link dev.railyard.scheduler.input.LogText}), which changes nothing for a name Kubernetes admits.
+     */
     @Override
     public String toString() {
-        return namespace + "/" + name;
+        return dev.railyard.scheduler.input.LogText.escape(namespace + "/" + name);
     }
 }

@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.input.Quantities;
+
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Map;
@@ -14,7 +16,12 @@ import java.util.TreeMap;
  * containers and restartable (sidecar) init containers, at least the largest single init container plus the
  * sidecars started before it, plus {@code spec.overhead}. Resources never requested are absent, not zero.
  *
- * @param amounts resource name to amount; copied, sorted by name
+ * <p>Countable resources (see {@link #countable}) hold at most {@link Quantities#MAX_DEVICES} devices, so
+ * {@link #devices} is exact in a {@code long} and fits an {@code int}; the readers refuse more with a 400 before
+ * building this record.
+ *
+ * @param amounts resource name to amount (each &ge; 0); copied, sorted by name
+ * @throws IllegalArgumentException when a countable resource is over {@link Quantities#MAX_DEVICES} devices
  */
 public record ResourceRequests(Map<String, BigDecimal> amounts) {
     /** NVIDIA device plugin's GPU resource name. */
@@ -27,6 +34,20 @@ public record ResourceRequests(Map<String, BigDecimal> amounts) {
 
     public ResourceRequests {
         amounts = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(amounts));
+        for (var e : amounts.entrySet()) {
+            if (countable(e.getKey())) {
+                try {
+                    Quantities.devices(e.getValue());
+                } catch (Quantities.QuantityException q) {
+                    throw new IllegalArgumentException(e.getKey() + ": " + q.getMessage());
+                }
+            }
+        }
+    }
+
+    /** @return true for the resources Railyard counts devices of: {@value #GPU} and {@value #HCA_PREFIX}N */
+    public static boolean countable(String resourceName) {
+        return resourceName.equals(GPU) || resourceName.startsWith(HCA_PREFIX);
     }
 
     /** The requested amount of a resource, zero when not requested. */
@@ -34,7 +55,10 @@ public record ResourceRequests(Map<String, BigDecimal> amounts) {
         return amounts.getOrDefault(resourceName, BigDecimal.ZERO);
     }
 
-    /** Requested devices of a countable resource, rounded up (extended resources are whole numbers). */
+    /**
+     * Requested devices of a {@link #countable} resource, rounded up (extended resources are whole numbers):
+     * 0 to {@link Quantities#MAX_DEVICES}.
+     */
     public long devices(String resourceName) {
         return amount(resourceName).setScale(0, RoundingMode.CEILING).longValueExact();
     }

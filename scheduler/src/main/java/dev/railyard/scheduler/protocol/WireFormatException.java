@@ -1,9 +1,13 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.input.LogText;
+
 /**
- * A request body Railyard cannot use: not JSON, the wrong JSON types, a required key missing, nested too deep.
- * The message is one line that names the verb, the key path and the line/column in the body; the server
- * answers it with HTTP 400 and keeps serving. Never carries a stack trace to the caller.
+ * A request body Railyard cannot use: not JSON, the wrong JSON types, a required key missing or given twice, nested
+ * too deep, a number or string over the parser's limits, a quantity or name Kubernetes would not admit. The
+ * message is one line that names the verb, the key path and the line/column in the body, with every control
+ * character escaped ({@link LogText}), so it is safe to log and to send back; the server answers it with HTTP 400
+ * and keeps serving. Never carries a stack trace to the caller.
  */
 public final class WireFormatException extends Exception {
     /** What was wrong, for the {@code kind} tag of the error metric. */
@@ -17,7 +21,15 @@ public final class WireFormatException extends Exception {
         /** a key the verb needs is absent or null */
         MISSING_FIELD("missing_field"),
         /** nesting deeper than the parser allows */
-        TOO_DEEP("too_deep");
+        TOO_DEEP("too_deep"),
+        /** a number, string or key longer than the parser allows */
+        TOO_LONG("too_long"),
+        /** a key given twice in one object Railyard reads */
+        DUPLICATE_KEY("duplicate_key"),
+        /** a quantity or count outside the bounds Railyard accepts (docs/hostile-input.md) */
+        OUT_OF_RANGE("out_of_range"),
+        /** a pod, namespace or node name Kubernetes would not admit */
+        INVALID_NAME("invalid_name");
 
         private final String tag;
 
@@ -33,8 +45,12 @@ public final class WireFormatException extends Exception {
 
     private final Kind kind;
 
+    /**
+     * @param kind    what was wrong
+     * @param message one line naming verb, key path and place; control characters in it are escaped here
+     */
     public WireFormatException(Kind kind, String message) {
-        super(message, null, false, false);
+        super(LogText.escape(message), null, false, false);
         this.kind = kind;
     }
 

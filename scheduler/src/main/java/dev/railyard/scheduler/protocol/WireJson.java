@@ -14,8 +14,10 @@ import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -27,14 +29,25 @@ import java.util.regex.Pattern;
  * appendix). Unknown keys are skipped: Volcano adds fields in almost every release.
  *
  * <p>Limits: nesting deeper than {@value #MAX_NESTING_DEPTH} is refused (Kubernetes objects inside Volcano's
- * NodeInfo nest about 25 deep, managedFields included).
+ * NodeInfo nest about 25 deep, managedFields included); so is a number longer than {@value #MAX_NUMBER_LENGTH}
+ * characters (Go writes at most about 25 for a float64), a key longer than Jackson's 50,000 characters or a
+ * string longer than its 20,000,000. Each gets its own reason, naming the place.
+ *
+ * <p>Duplicate keys: in every object Railyard reads keys from (request wrappers, TaskInfo, JobInfo, NodeInfo, the
+ * Pod's metadata, spec, containers, resources, requests, labels and annotations, ExtenderArgs and
+ * ExtenderBindingArgs) a key given twice is refused ({@link #unique}): Go's {@code encoding/json} v1 would
+ * replace or merge the earlier value, its v2 refuses the object, and no scheduler sends one. Objects Railyard
+ * skips are not inspected, since nothing in them is read (docs/hostile-input.md).
  */
 public final class WireJson {
     /** Deepest nesting accepted, in JSON objects/arrays. */
     public static final int MAX_NESTING_DEPTH = 128;
+    /** Longest number token accepted, in characters. */
+    public static final int MAX_NUMBER_LENGTH = 100;
 
     private static final JsonFactory FACTORY = new JsonFactoryBuilder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH)
+                    .maxNumberLength(MAX_NUMBER_LENGTH).build())
             .build();
     private static final Pattern SOURCE_LOCATION =
             Pattern.compile("\\[Source: [^;\\]]*; line: (\\d+), column: (\\d+)]");
@@ -90,14 +103,31 @@ public final class WireJson {
 
     /**
      * Converts a Jackson failure into a one-line {@link WireFormatException}: nesting limit → {@code TOO_DEEP},
-     * anything else → {@code MALFORMED_JSON}. A non-Jackson I/O error cannot happen on a byte array and is
-     * rethrown unchecked.
+     * number, string or key length limit → {@code TOO_LONG}, anything else → {@code MALFORMED_JSON}. A non-Jackson
+     * I/O error cannot happen on a byte array and is rethrown unchecked.
      */
     public static WireFormatException translate(IOException e, String verb) {
         if (e instanceof StreamConstraintsException sce) {
             String where = sce.getLocation() == null ? "" : " at " + at(sce.getLocation());
-            return new WireFormatException(WireFormatException.Kind.TOO_DEEP,
-                    verb + ": JSON nested deeper than " + MAX_NESTING_DEPTH + " levels" + where);
+            String msg = String.valueOf(sce.getOriginalMessage());
+            if (msg.contains("getMaxNestingDepth")) {
+                return new WireFormatException(WireFormatException.Kind.TOO_DEEP,
+                        verb + ": JSON nested deeper than " + MAX_NESTING_DEPTH + " levels" + where);
+            }
+            String what = msg.contains("getMaxNumberLength") ? "a number longer than " + MAX_NUMBER_LENGTH + " characters"
+                    : msg.contains("getMaxNameLength") ? "a key longer than "
+                    + StreamReadConstraints.DEFAULT_MAX_NAME_LEN + " characters"
+                    : msg.contains("getMaxStringLength") ? "a string longer than "
+                    + StreamReadConstraints.DEFAULT_MAX_STRING_LEN + " characters"
+                    : "JSON over a parser limit (" + oneLine(msg) + ")";
+            return new WireFormatException(WireFormatException.Kind.TOO_LONG, verb + ": " + what + where);
+        }
+        if (e instanceof JsonProcessingException jpe && String.valueOf(jpe.getOriginalMessage()).startsWith("Duplicate field")) {
+            // Jackson's tree and duplicate-detecting readers (the admission webhook, /explain)
+            String where = jpe.getLocation() == null ? "" : " (the second at " + at(jpe.getLocation()) + ")";
+            return new WireFormatException(WireFormatException.Kind.DUPLICATE_KEY, verb + ": a key is given twice"
+                    + where + ": " + oneLine(jpe.getOriginalMessage()).replaceFirst(" for `ObjectNode`.*", "")
+                    + "; Railyard refuses duplicate keys");
         }
         if (e instanceof JsonProcessingException jpe) {
             String msg = oneLine(jpe.getOriginalMessage());
@@ -106,6 +136,26 @@ public final class WireJson {
                     verb + ": malformed JSON" + where + ": " + msg);
         }
         throw new UncheckedIOException(e);
+    }
+
+    /**
+     * Records the key the parser is on (its FIELD_NAME) among the keys of the current object.
+     *
+     * @param seen the keys of this object so far; the key is added
+     * @param path key path of the object, for the message
+     * @throws WireFormatException ({@code DUPLICATE_KEY}) when the object already had this key
+     */
+    public static void unique(Set<String> seen, JsonParser p, String verb, String path)
+            throws IOException, WireFormatException {
+        if (!seen.add(p.currentName())) {
+            throw duplicate(p, verb, path);
+        }
+    }
+
+    /** A {@code DUPLICATE_KEY} error for the key the parser is on. */
+    public static WireFormatException duplicate(JsonParser p, String verb, String path) throws IOException {
+        return new WireFormatException(WireFormatException.Kind.DUPLICATE_KEY, verb + ": " + path + " has the key \""
+                + p.currentName() + "\" twice (the second at " + at(p) + "); Railyard refuses duplicate keys");
     }
 
     /** Reads the current value as a string; JSON null gives null. */
@@ -157,6 +207,9 @@ public final class WireJson {
         Map<String, String> out = new LinkedHashMap<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String key = p.currentName();
+            if (out.containsKey(key)) {
+                throw duplicate(p, verb, path);
+            }
             JsonToken v = p.nextToken();
             if (v != JsonToken.VALUE_STRING) {
                 throw wrongType(p, verb, path + "." + key, "a string");
@@ -255,11 +308,15 @@ public final class WireJson {
     public static String metadataName(JsonParser p, String verb, String path) throws IOException, WireFormatException {
         object(p, verb, path);
         String name = null;
+        Set<String> keys = new HashSet<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
+            unique(keys, p, verb, path);
             String key = p.currentName();
             p.nextToken();
             if ("metadata".equals(key) && p.currentToken() == JsonToken.START_OBJECT) {
+                Set<String> mkeys = new HashSet<>();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    unique(mkeys, p, verb, path + ".metadata");
                     String mk = p.currentName();
                     p.nextToken();
                     if ("name".equals(mk)) {

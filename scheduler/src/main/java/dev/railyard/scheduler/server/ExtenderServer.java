@@ -3,7 +3,10 @@ package dev.railyard.scheduler.server;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsServer;
+import dev.railyard.scheduler.input.LogText;
+import dev.railyard.scheduler.protocol.Caller;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireReply;
@@ -17,12 +20,17 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The extender's HTTP/1.1 server: the JDK's {@code com.sun.net.httpserver} with one virtual thread per
@@ -46,6 +54,11 @@ import java.util.concurrent.Executors;
  * closed, without reading the body when its Content-Length says so. Bad input gets a 4xx with a one-line
  * text reason; a handler bug gets a 500 with a one-line reason and a warning in the log; the server keeps
  * serving in every case.
+ *
+ * <p>Callers: with a client CA ({@link ServerSettings#clientCa()}) the HTTPS listener asks every client for a
+ * certificate and ends the handshake on one that does not verify; before reading a body it asks the route's
+ * {@link VerbHandler#refuse} whether this {@link Caller} (its verified certificates, its bearer token) may call,
+ * and answers 401/403 with the reason and closes the connection if not (docs/adr/0010-authenticated-callers.md).
  */
 public final class ExtenderServer implements AutoCloseable {
     static {
@@ -124,9 +137,10 @@ public final class ExtenderServer implements AutoCloseable {
         settings.connections().applyToJdkServer();
         HttpServer http;
         if (settings.tls() != null) {
-            var ctx = settings.tls().sslContext();
+            ClientCertificateAuthority clientCa = settings.clientCa();
+            var ctx = settings.tls().sslContext(clientCa == null ? null : clientCa.trustManagers());
             HttpsServer https = HttpsServer.create(settings.address(), BACKLOG);
-            https.setHttpsConfigurator(new HttpsConfigurator(ctx));
+            https.setHttpsConfigurator(clientCa == null ? new HttpsConfigurator(ctx) : wantClientCertificates(ctx));
             http = https;
         } else {
             http = HttpServer.create(settings.address(), BACKLOG);
@@ -141,6 +155,22 @@ public final class ExtenderServer implements AutoCloseable {
                 url(settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port()),
                 table.size(), settings.maxRequestBytes(), settings.connections().describe());
         return s;
+    }
+
+    /**
+     * Asks every client for a certificate ("want", not "need"): a certificate that does not verify against the
+     * client CA ends the handshake (the JDK's trust manager throws), while a client without one gets through the
+     * handshake so that each route can answer 401 with a reason ({@link VerbHandler#refuse}).
+     */
+    private static HttpsConfigurator wantClientCertificates(javax.net.ssl.SSLContext ctx) {
+        return new HttpsConfigurator(ctx) {
+            @Override
+            public void configure(com.sun.net.httpserver.HttpsParameters params) {
+                javax.net.ssl.SSLParameters p = getSSLContext().getDefaultSSLParameters();
+                p.setWantClientAuth(true);
+                params.setSSLParameters(p);
+            }
+        };
     }
 
     /**
@@ -256,6 +286,14 @@ public final class ExtenderServer implements AutoCloseable {
         if (!"POST".equals(ex.getRequestMethod())) {
             return methodNotAllowed(ex, "POST", route.protocol(), route.verb());
         }
+        Caller caller = caller(ex);
+        Optional<WireReply> refused = route.handler().refuse(caller);
+        if (refused.isPresent()) {
+            metrics.error(route.protocol(), route.verb(), refused.get().status() == 401 ? "unauthenticated" : "forbidden");
+            LOG.warn("{}: refused {} from {}: {}", name, refused.get().status(), caller.remoteAddress(),
+                    oneLine(refused.get().bodyText()));
+            return closing(ex, refused.get());
+        }
         byte[] body;
         InputStream in = ex.getRequestBody();
         if (!route.handler().readsBody()) {
@@ -292,12 +330,34 @@ public final class ExtenderServer implements AutoCloseable {
             }
         }
         try {
-            return route.handler().handle(body);
+            return route.handler().handle(body, caller);
         } catch (WireFormatException e) {
             metrics.error(route.protocol(), route.verb(), e.kind().tag());
             LOG.warn("bad request: {}", e.getMessage());
             return WireReply.text(400, oneLine(e.getMessage()));
         }
+    }
+
+    /** The verified client certificates (HTTPS with a client CA) and the bearer token of the request. */
+    private static Caller caller(HttpExchange ex) {
+        List<X509Certificate> certs = new ArrayList<>();
+        if (ex instanceof HttpsExchange hx && hx.getSSLSession() != null) {
+            try {
+                for (Certificate c : hx.getSSLSession().getPeerCertificates()) {
+                    if (c instanceof X509Certificate x) {
+                        certs.add(x);
+                    }
+                }
+            } catch (SSLPeerUnverifiedException e) {
+                // no client certificate: left to the route
+            }
+        }
+        String auth = ex.getRequestHeaders().getFirst("Authorization");
+        Optional<String> token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+                && auth.length() > 7 ? Optional.of(auth.substring(7).strip()) : Optional.empty();
+        InetSocketAddress remote = ex.getRemoteAddress();
+        return new Caller(certs, token, remote == null ? "unknown" : url("tcp", remote.getHostString(),
+                remote.getPort()).substring(6));
     }
 
     /** Reads a body of unknown length (chunked); null once it exceeds {@code limit} bytes. */
@@ -337,7 +397,7 @@ public final class ExtenderServer implements AutoCloseable {
         if (s == null) {
             return "";
         }
-        String r = s.replaceAll("[\\r\\n\\t]+", " ");
+        String r = LogText.escape(s.replaceAll("[\\r\\n\\t]+", " "));
         return r.length() > 400 ? r.substring(0, 400) + "..." : r;
     }
 }

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  *       status, from the request reaching its handler to the reply written, with buckets from 0.25 ms to 5 s;</li>
  *   <li>{@code railyard_extender_errors_total{protocol,verb,kind}}: requests that got no normal answer, by kind
  *       ({@code malformed_json}, {@code wrong_type}, {@code missing_field}, {@code empty_body}, {@code too_deep},
- *       {@code too_large}, {@code bad_method}, {@code not_found}, {@code truncated_body}, {@code client_gone},
- *       {@code internal}).</li>
+ *       {@code too_long}, {@code duplicate_key}, {@code out_of_range}, {@code invalid_name}, {@code too_large},
+ *       {@code bad_method}, {@code not_found}, {@code truncated_body}, {@code unauthenticated} (401 before the
+ *       body), {@code forbidden}, {@code client_gone}, {@code internal}).</li>
  * </ul>
  * Thread-safe; meters are created on first use and cached.
  */

@@ -12,9 +12,14 @@ import java.util.Objects;
  * @param tls             TLS material, or null for plain HTTP
  * @param connections     request-read and idle timeouts, idle-connection limit; the same for every listener of a
  *                        process (see {@link ConnectionTimeouts})
+ * @param clientCa        CAs that client certificates are verified against, or null for no client certificates;
+ *                        needs {@code tls}. The listener then asks every client for a certificate: one that does
+ *                        not verify ends the TLS handshake, none at all is left to each route
+ *                        ({@link dev.railyard.scheduler.protocol.VerbHandler#refuse})
+ * @throws IllegalArgumentException for a limit outside 1..{@link #MAX_CONFIGURABLE_BYTES} or a client CA without TLS
  */
 public record ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls,
-                             ConnectionTimeouts connections) {
+                             ConnectionTimeouts connections, ClientCertificateAuthority clientCa) {
     /** Default request-size limit: 64 MiB (a Volcano prioritize over 100 GPU nodes is about 20 MB). */
     public static final long DEFAULT_MAX_REQUEST_BYTES = 64L << 20;
     /** Largest limit that can be configured: a request is held in one byte array. */
@@ -27,10 +32,19 @@ public record ServerSettings(InetSocketAddress address, long maxRequestBytes, Tl
             throw new IllegalArgumentException("request-size limit must be 1.." + MAX_CONFIGURABLE_BYTES
                     + " bytes, got " + maxRequestBytes);
         }
+        if (clientCa != null && tls == null) {
+            throw new IllegalArgumentException("client certificates need TLS on the listener");
+        }
+    }
+
+    /** Settings without client certificates. */
+    public ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls,
+                          ConnectionTimeouts connections) {
+        this(address, maxRequestBytes, tls, connections, null);
     }
 
     /** Settings with the default connection timeouts ({@link ConnectionTimeouts#DEFAULTS}). */
     public ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls) {
-        this(address, maxRequestBytes, tls, ConnectionTimeouts.DEFAULTS);
+        this(address, maxRequestBytes, tls, ConnectionTimeouts.DEFAULTS, null);
     }
 }

@@ -3,6 +3,7 @@ package dev.railyard.scheduler.server;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,17 @@ import java.util.regex.Pattern;
 public sealed interface TlsSettings {
 
     /** Builds the server's SSL context. @throws TlsException with a one-line reason naming the file */
-    SSLContext sslContext() throws TlsException;
+    default SSLContext sslContext() throws TlsException {
+        return sslContext(null);
+    }
+
+    /**
+     * Builds the server's SSL context, verifying client certificates with {@code clientTrust}.
+     *
+     * @param clientTrust trust managers for client certificates ({@link ClientCertificateAuthority}), or null
+     * @throws TlsException with a one-line reason naming the file
+     */
+    SSLContext sslContext(TrustManager[] clientTrust) throws TlsException;
 
     /**
      * A PKCS#12 keystore holding one private key entry and its chain.
@@ -46,11 +57,11 @@ public sealed interface TlsSettings {
         }
 
         @Override
-        public SSLContext sslContext() throws TlsException {
+        public SSLContext sslContext(TrustManager[] clientTrust) throws TlsException {
             try (InputStream in = Files.newInputStream(keystore)) {
                 KeyStore ks = KeyStore.getInstance("PKCS12");
                 ks.load(in, password);
-                return context(ks, password);
+                return context(ks, password, clientTrust);
             } catch (java.nio.file.NoSuchFileException e) {
                 throw new TlsException("cannot load PKCS#12 keystore " + keystore + ": no such file");
             } catch (IOException | GeneralSecurityException e) {
@@ -75,7 +86,7 @@ public sealed interface TlsSettings {
         }
 
         @Override
-        public SSLContext sslContext() throws TlsException {
+        public SSLContext sslContext(TrustManager[] clientTrust) throws TlsException {
             Certificate[] chain;
             try (InputStream in = Files.newInputStream(certificateChain)) {
                 Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
@@ -94,7 +105,7 @@ public sealed interface TlsSettings {
                 ks.load(null, null);
                 char[] none = new char[0];
                 ks.setKeyEntry("railyard", key, none, chain);
-                return context(ks, none);
+                return context(ks, none, clientTrust);
             } catch (IOException | GeneralSecurityException e) {
                 throw new TlsException("private key " + privateKey + " does not match certificate "
                         + certificateChain + ": " + e.getMessage());
@@ -141,10 +152,10 @@ public sealed interface TlsSettings {
         }
 
         @Override
-        public SSLContext sslContext() throws TlsException {
+        public SSLContext sslContext(TrustManager[] clientTrust) throws TlsException {
             try {
                 SSLContext ctx = SSLContext.getInstance("TLS");
-                ctx.init(new KeyManager[]{keys}, null, null);
+                ctx.init(new KeyManager[]{keys}, clientTrust, null);
                 return ctx;
             } catch (GeneralSecurityException e) {
                 throw new TlsException("cannot set up TLS with the in-memory certificate: " + e.getMessage());
@@ -152,11 +163,12 @@ public sealed interface TlsSettings {
         }
     }
 
-    private static SSLContext context(KeyStore ks, char[] password) throws GeneralSecurityException {
+    private static SSLContext context(KeyStore ks, char[] password, TrustManager[] clientTrust)
+            throws GeneralSecurityException {
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, password);
         SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf.getKeyManagers(), null, null);
+        ctx.init(kmf.getKeyManagers(), clientTrust, null);
         return ctx;
     }
 

@@ -10,6 +10,9 @@ import dev.railyard.scheduler.ipam.IpamSnapshot;
 import dev.railyard.scheduler.explain.ExplainRequest;
 import dev.railyard.scheduler.explain.Explainer;
 import dev.railyard.scheduler.explain.ExplanationJson;
+import dev.railyard.scheduler.input.LogText;
+import dev.railyard.scheduler.input.ObjectNames;
+import dev.railyard.scheduler.protocol.PodJson;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireReply;
@@ -29,8 +32,11 @@ import java.util.function.Supplier;
 public final class ExplainEndpoint implements VerbHandler {
     /** Path the endpoint is served at. */
     public static final String PATH = "/explain";
+    /** Unknown keys, duplicate keys and anything after the object are refused (docs/hostile-input.md). */
     private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private final Supplier<ClusterView> views;
     private final Supplier<IpamSnapshot> ipam;
@@ -68,6 +74,16 @@ public final class ExplainEndpoint implements VerbHandler {
 
     @Override
     public WireReply handle(byte[] body) throws WireFormatException {
+        return answer(parse(body));
+    }
+
+    /**
+     * Reads the request body.
+     *
+     * @throws WireFormatException when it is not {@code {"command": "job|pod|pools", "namespace", "name"}} (unknown
+     *                             and duplicate keys refused), or a job or pod lacks its namespace or name
+     */
+    public static ExplainRequest parse(byte[] body) throws WireFormatException {
         Body b;
         try {
             b = JSON.readValue(body, Body.class);
@@ -80,18 +96,25 @@ public final class ExplainEndpoint implements VerbHandler {
         if (b == null || b.command() == null) {
             throw new WireFormatException(WireFormatException.Kind.MISSING_FIELD, "explain: \"command\" is missing (job, pod or pools)");
         }
-        ExplainRequest request = switch (b.command()) {
+        return switch (b.command()) {
             case ExplainRequest.POOLS -> ExplainRequest.pools();
             case ExplainRequest.JOB, ExplainRequest.POD -> {
                 if (b.namespace() == null || b.name() == null) {
                     throw new WireFormatException(WireFormatException.Kind.MISSING_FIELD, "explain " + b.command() + ": \"namespace\" and \"name\" are required");
                 }
+                // PodGroups, Volcano Jobs and pods are named by DNS-1123 subdomains in DNS-1123 label namespaces
+                PodJson.checkName("explain " + b.command(), "namespace", b.namespace(), ObjectNames.labelProblem(b.namespace()));
+                PodJson.checkName("explain " + b.command(), "name", b.name(), ObjectNames.subdomainProblem(b.name()));
                 yield b.command().equals(ExplainRequest.JOB) ? ExplainRequest.job(b.namespace(), b.name())
                         : ExplainRequest.pod(b.namespace(), b.name());
             }
             default -> throw new WireFormatException(WireFormatException.Kind.WRONG_TYPE, "explain: unknown command \"" + b.command()
                     + "\" (job, pod or pools)");
         };
+    }
+
+    /** The explanation of a parsed request: 200 JSON, 404 for an unknown job or pod, 503 before the cache synced. */
+    public WireReply answer(ExplainRequest request) {
         String json;
         try {
             Explanation answer;
@@ -110,7 +133,7 @@ public final class ExplainEndpoint implements VerbHandler {
             }
             json = ExplanationJson.write(answer);
         } catch (InputException e) {
-            return WireReply.text(404, e.getMessage());
+            return WireReply.text(404, LogText.escape(e.getMessage()));
         }
         return WireReply.json(json.getBytes(StandardCharsets.UTF_8));
     }

@@ -37,7 +37,9 @@ class ServeCommandTest {
     void defaultsWithoutFlagsOrFile() {
         var r = parse().resolve();
         assertThat(r.server().address().getPort()).isEqualTo(8888);
-        assertThat(r.server().address().getAddress().isAnyLocalAddress()).isTrue();
+        // loopback by default: a bare serve is reachable from this host only (the chart binds the pod IP)
+        assertThat(r.server().address().getAddress().isLoopbackAddress()).isTrue();
+        assertThat(r.secure()).isNull();
         assertThat(r.server().maxRequestBytes()).isEqualTo(64L << 20);
         assertThat(r.server().tls()).isNull();
         assertThat(r.neutralScore()).isEqualTo(50);
@@ -72,6 +74,36 @@ class ServeCommandTest {
                 .isInstanceOf(InputException.class)
                 .hasMessage("server.idleTimeout: 'soon' is not a duration (use 500ms, 30s, 5m, 1h or PT30S) (flag or "
                         + bad + ")");
+    }
+
+    @Test
+    void securePortNeedsItsCertificateKeyAndClientCa(@TempDir Path dir) throws Exception {
+        var r = parse("--secure-port=8444", "--secure-tls-cert=/s/tls.crt", "--secure-tls-key=/s/tls.key",
+                "--client-ca=/s/ca.crt").resolve();
+        assertThat(r.secure().port()).isEqualTo(8444);
+        assertThat(r.secure().clientCa().caBundle()).isEqualTo(Path.of("/s/ca.crt"));
+        assertThat(r.secure().tls()).isEqualTo(new dev.railyard.scheduler.server.TlsSettings.Pem(
+                Path.of("/s/tls.crt"), Path.of("/s/tls.key")));
+        assertThatThrownBy(() -> parse("--secure-port=8444", "--secure-tls-cert=/s/tls.crt").resolve())
+                .isInstanceOf(InputException.class)
+                .hasMessageStartingWith("--secure-port needs --secure-tls-key, --client-ca (the kube-scheduler verbs");
+        assertThatThrownBy(() -> parse("--client-ca=/s/ca.crt").resolve()).isInstanceOf(InputException.class)
+                .hasMessage("--secure-tls-cert, --secure-tls-key and --client-ca only apply with --secure-port");
+        assertThatThrownBy(() -> parse("--secure-port=70000", "--secure-tls-cert=a", "--secure-tls-key=b",
+                "--client-ca=c").resolve()).hasMessage("secure port must be 0..65535, got 70000");
+        // the config file's server.secure, flags winning
+        Path cfg = dir.resolve("serve.yaml");
+        Files.writeString(cfg, """
+                server:
+                  secure:
+                    port: 9443
+                    certFile: /f/tls.crt
+                    keyFile: /f/tls.key
+                    clientCAFile: /f/ca.crt
+                """);
+        var f = parse("--config", cfg.toString(), "--secure-port=9444").resolve();
+        assertThat(f.secure().port()).isEqualTo(9444);
+        assertThat(f.secure().clientCa().caBundle()).isEqualTo(Path.of("/f/ca.crt"));
     }
 
     @Test
@@ -130,7 +162,7 @@ class ServeCommandTest {
         assertThatThrownBy(() -> parse("--config", cfg.toString()).resolve())
                 .isInstanceOf(InputException.class)
                 .hasMessage(cfg + ": unknown key \"server.prot\" (known here: address, idleTimeout, maxIdleConnections, "
-                        + "maxRequestSize, port, requestReadTimeout, tls)");
+                        + "maxRequestSize, port, requestReadTimeout, secure, tls)");
     }
 
     @Test

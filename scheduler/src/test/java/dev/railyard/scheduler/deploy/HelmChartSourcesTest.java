@@ -106,9 +106,10 @@ class HelmChartSourcesTest {
                 }
             }
         }
-        // extender: 12 cluster-wide (core Events only, no events.k8s.io; Volcano and coscheduling PodGroups) + 3
+        // extender: 14 cluster-wide (core Events only, no events.k8s.io; Volcano and coscheduling PodGroups;
+        // bindings, tokenreviews and subjectaccessreviews with the secure port), 1 in the explain ClusterRole, 3
         // namespaced (leases twice, the webhook Secret); agent: 2.
-        assertThat(rules).hasSize(17);
+        assertThat(rules).hasSize(20);
         for (var rule : rules.entrySet()) {
             List<String> resources = split(rule.getValue().get(0));
             List<String> verbs = split(rule.getValue().get(1));

@@ -140,8 +140,19 @@ class SchedulerConfigSnippetsTest {
         JsonNode e = KUBE.path("extenders").get(0);
         URI url = URI.create(e.path("urlPrefix").asText());
         assertThat(url.getHost()).isEqualTo(SERVICE_HOST);
-        assertThat(url.getPort()).isEqualTo(chartServicePort());
+        // the chart's secure port: kube-scheduler's verbs are served only there, over HTTPS with client certificates
+        assertThat(url.getScheme()).isEqualTo("https");
+        assertThat(url.getPort()).isEqualTo(DeployFiles.at(DeployFiles.single("helm/railyard/values.yaml"),
+                "extender.secure.port").asInt());
         assertThat(url.getPath() + "/").isEqualTo(KubeExtender.PREFIX);
+        // k8s.io/kube-scheduler v0.35.4 config/v1 Extender: enableHTTPS and tlsConfig {certFile, keyFile, caFile};
+        // without caFile kube-scheduler skips verifying the server (pkg/scheduler/extender.go makeTransport)
+        assertThat(e.path("enableHTTPS").booleanValue()).isTrue();
+        JsonNode tls = e.path("tlsConfig");
+        assertThat(tls.path("certFile").asText()).endsWith("tls.crt");
+        assertThat(tls.path("keyFile").asText()).endsWith("tls.key");
+        assertThat(tls.path("caFile").asText()).endsWith("ca.crt");
+        assertThat(tls.has("insecure")).isFalse();
         Map<String, ?> served = new KubeExtender(new NeutralPlacementDecisions(50, "test"), Binder.unwired(), 50,
                 new SimpleMeterRegistry()).verbs();
         assertThat(List.of(e.path("filterVerb").asText(), e.path("prioritizeVerb").asText(),

@@ -35,7 +35,11 @@ class BindingWriterTest {
     KubernetesClient client;
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String PATH = "/api/v1/namespaces/ml/pods/bert-finetune-0/binding";
+    /**
+     * fabric8's typed {@code client.bindings()}: the namespace's {@code bindings} collection, the pod named only in
+     * the body's {@code metadata.name} (kubernetes v1.35.4 LegacyBindingREST hands that name to BindingREST).
+     */
+    private static final String PATH = "/api/v1/namespaces/ml/bindings";
     private final List<String> calls = new CopyOnWriteArrayList<>();
     private HintBackfill backfill;
 

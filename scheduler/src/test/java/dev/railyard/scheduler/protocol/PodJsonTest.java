@@ -85,7 +85,7 @@ class PodJsonTest {
     void badQuantityNamesThePath() {
         assertThatThrownBy(() -> read(pod(null, "[" + container("{\"nvidia.com/gpu\":\"lots\"}", null) + "]", "")))
                 .isInstanceOf(WireFormatException.class)
-                .hasMessage("test: Pod.spec.containers[0].resources.requests.nvidia.com/gpu is not a Kubernetes quantity: \"lots\"")
+                .hasMessage("test: Pod.spec.containers[0].resources.requests.nvidia.com/gpu: \"lots\" is not a Kubernetes quantity")
                 .extracting(e -> ((WireFormatException) e).kind()).isEqualTo(WireFormatException.Kind.WRONG_TYPE);
     }
 

@@ -188,7 +188,8 @@ public final class KubeExtender {
                 LOG.debug("kube bind {} to {} with {} annotations", args.pod(), args.node(),
                         decision.annotations().size());
             } catch (Binder.BindException e) {
-                error = e.getMessage() == null ? "bind failed" : e.getMessage().replaceAll("\\s+", " ");
+                error = e.getMessage() == null ? "bind failed"
+                        : dev.railyard.scheduler.input.LogText.escape(e.getMessage().replaceAll("\\s+", " "));
                 metrics.record("bind", "failed", 1);
                 LOG.warn("kube bind {} to {} failed: {}", args.pod(), args.node(), error);
             } finally {

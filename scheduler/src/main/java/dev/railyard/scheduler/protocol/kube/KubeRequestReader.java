@@ -8,9 +8,13 @@ import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireJson;
 
+import dev.railyard.scheduler.input.ObjectNames;
+
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Streaming readers for kube-scheduler extender v1 requests (kubernetes/kube-scheduler extender/v1/types.go:
@@ -21,6 +25,10 @@ import java.util.List;
  * full list only each item's {@code metadata.name} is read, and the byte range of each item is kept so the
  * filter reply can echo the passing nodes unchanged (kube-scheduler takes the reply's {@code Nodes.items} as
  * the filtered nodes: pkg/scheduler/extender.go {@code Filter}).
+ *
+ * <p>Refused (400): a key given twice in any object read here, node names, pod names and node targets that are
+ * not DNS-1123 subdomains, a pod namespace that is not a DNS-1123 label ({@link ObjectNames}), and what
+ * {@link PodJson} refuses.
  */
 final class KubeRequestReader {
 
@@ -48,7 +56,9 @@ final class KubeRequestReader {
             ExtenderPod pod = null;
             List<String> names = null;
             List<RawNode> raw = null;
+            Set<String> keys = new HashSet<>();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
+                WireJson.unique(keys, p, verb, "request");
                 String key = p.currentName();
                 p.nextToken();
                 switch (key) {
@@ -98,6 +108,7 @@ final class KubeRequestReader {
             if (n.isEmpty()) {
                 throw WireJson.missing(verb, "NodeNames[" + out.size() + "] is an empty node name");
             }
+            PodJson.checkName(verb, "NodeNames[" + out.size() + "]", n, ObjectNames.subdomainProblem(n));
             out.add(n);
         }
         return out;
@@ -109,7 +120,9 @@ final class KubeRequestReader {
         }
         WireJson.object(p, verb, "Nodes");
         List<RawNode> out = new ArrayList<>();
+        Set<String> keys = new HashSet<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
+            WireJson.unique(keys, p, verb, "Nodes");
             String key = p.currentName();
             p.nextToken();
             if (!"items".equals(key)) {
@@ -131,18 +144,26 @@ final class KubeRequestReader {
                 if (name == null || name.isEmpty()) {
                     throw WireJson.missing(verb, path + " has no metadata.name");
                 }
+                PodJson.checkName(verb, path + ".metadata.name", name, ObjectNames.subdomainProblem(name));
                 out.add(new RawNode(name, Math.toIntExact(start), Math.toIntExact(end)));
             }
         }
         return out;
     }
 
-    /** Reads ExtenderBindingArgs {@code {"PodName","PodNamespace","PodUID","Node"}}. */
+    /**
+     * Reads ExtenderBindingArgs {@code {"PodName","PodNamespace","PodUID","Node"}}.
+     *
+     * @throws WireFormatException also when {@code PodName} or {@code Node} is not a DNS-1123 subdomain or
+     *                             {@code PodNamespace} not a DNS-1123 label: no such object can exist
+     */
     static BindArgs readBindArgs(byte[] body, String verb) throws WireFormatException {
         JsonParser p = WireJson.openObject(body, verb);
         try (p) {
             String name = null, ns = null, uid = null, node = null;
+            Set<String> keys = new HashSet<>();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
+                WireJson.unique(keys, p, verb, "request");
                 String key = p.currentName();
                 p.nextToken();
                 switch (key) {
@@ -163,6 +184,9 @@ final class KubeRequestReader {
             if (node == null || node.isEmpty()) {
                 throw WireJson.missing(verb, "request has no Node");
             }
+            PodJson.checkName(verb, "PodName", name, ObjectNames.subdomainProblem(name));
+            PodJson.checkName(verb, "PodNamespace", ns, ObjectNames.labelProblem(ns));
+            PodJson.checkName(verb, "Node", node, ObjectNames.subdomainProblem(node));
             return new BindArgs(new PodRef(ns, name, uid), node);
         } catch (IOException e) {
             throw WireJson.translate(e, verb);

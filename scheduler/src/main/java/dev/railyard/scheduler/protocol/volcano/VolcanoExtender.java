@@ -275,8 +275,9 @@ public final class VolcanoExtender {
         return v.outcome().name().toLowerCase(java.util.Locale.ROOT);
     }
 
+    /** {@code ": reason"} for a log line, control characters escaped; empty for no reason. */
     static String reasonSuffix(String reason) {
-        return reason == null || reason.isEmpty() ? "" : ": " + reason;
+        return reason == null || reason.isEmpty() ? "" : ": " + dev.railyard.scheduler.input.LogText.escape(reason);
     }
 
     static String summarize(List<NodeScore> scores) {

@@ -9,11 +9,15 @@ import dev.railyard.scheduler.protocol.VolcanoTask;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireJson;
 
+import dev.railyard.scheduler.input.ObjectNames;
+
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Streaming readers for Volcano's extender request bodies (volcano-sh/volcano
@@ -25,6 +29,11 @@ import java.util.Map;
  * {@code Name} (or {@code Node.metadata.name} when {@code Name} is absent): the rest, including every pod on the
  * node, is skipped without being built. From JobInfo: identity, {@code MinAvailable}, {@code TaskMinAvailable}
  * and {@code Tasks}; {@code TaskStatusIndex}, {@code SubJobs} and {@code PodGroup} are skipped.
+ *
+ * <p>Refused (400): a key given twice in any object read here ({@link WireJson#unique}), node names and
+ * {@code NodeName} that are not DNS-1123 subdomains, and what {@link PodJson} refuses. The {@link NodeNameScan}
+ * fast path gives exactly the verdict of the full parse ({@code fast = false}) on every input: it returns
+ * names only for a node list it has checked as strictly as Jackson would, and the name checks run after either.
  */
 final class VolcanoRequestReader {
 
@@ -50,12 +59,29 @@ final class VolcanoRequestReader {
      */
     static TaskAndNodes readTaskRequest(byte[] body, String verb, String nodesKey, boolean fast)
             throws WireFormatException {
+        TaskAndNodes read = readTaskAndNodes(body, verb, nodesKey, fast);
+        checkNodeNames(verb, nodesKey, read.nodes());
+        return read;
+    }
+
+    /** Node names, by either path: each must be a DNS-1123 subdomain (Kubernetes' rule for Node names). */
+    private static void checkNodeNames(String verb, String nodesKey, List<String> names) throws WireFormatException {
+        for (int i = 0; i < names.size(); i++) {
+            String path = "node".equals(nodesKey) ? "node.Name" : nodesKey + "[" + i + "].Name";
+            PodJson.checkName(verb, path, names.get(i), ObjectNames.subdomainProblem(names.get(i)));
+        }
+    }
+
+    private static TaskAndNodes readTaskAndNodes(byte[] body, String verb, String nodesKey, boolean fast)
+            throws WireFormatException {
         JsonParser p = WireJson.openObject(body, verb);
         try (p) {
             ExtenderPod task = null;
             boolean sawTask = false;
             List<String> nodes = null;
+            Set<String> keys = new HashSet<>();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
+                WireJson.unique(keys, p, verb, "request");
                 String key = p.currentName();
                 p.nextToken();
                 if ("task".equals(key)) {
@@ -71,7 +97,7 @@ final class VolcanoRequestReader {
                         return new TaskAndNodes(task, names);
                     }
                     p.close();
-                    return readTaskRequest(body, verb, nodesKey, false);
+                    return readTaskAndNodes(body, verb, nodesKey, false);
                 } else if (key.equals(nodesKey) && "node".equals(nodesKey)) {
                     if (p.currentToken() != JsonToken.VALUE_NULL) {
                         nodes = List.of(readNodeName(p, verb, "node"));
@@ -101,7 +127,9 @@ final class VolcanoRequestReader {
         try (p) {
             GangJob job = null;
             boolean sawJob = false;
+            Set<String> keys = new HashSet<>();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
+                WireJson.unique(keys, p, verb, "request");
                 String key = p.currentName();
                 p.nextToken();
                 if ("job".equals(key)) {
@@ -129,7 +157,9 @@ final class VolcanoRequestReader {
         String uid = null, job = null, name = null, namespace = null, role = null, nodeName = null;
         int status = 0;
         PodJson.Fields pod = null;
+        Set<String> keys = new HashSet<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
+            WireJson.unique(keys, p, verb, path);
             String key = p.currentName();
             p.nextToken();
             switch (key) {
@@ -151,6 +181,9 @@ final class VolcanoRequestReader {
         if (pod == null) {
             throw WireJson.missing(verb, path + " has no Pod");
         }
+        if (nodeName != null && !nodeName.isEmpty()) {
+            PodJson.checkName(verb, path + ".NodeName", nodeName, ObjectNames.subdomainProblem(nodeName));
+        }
         return pod.toExtenderPod(verb, path + ".Pod", namespace, name, uid,
                 new VolcanoTask(job, role, status, nodeName));
     }
@@ -159,7 +192,9 @@ final class VolcanoRequestReader {
     static String readNodeName(JsonParser p, String verb, String path) throws IOException, WireFormatException {
         WireJson.object(p, verb, path);
         String name = null;
+        Set<String> keys = new HashSet<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
+            WireJson.unique(keys, p, verb, path);
             String key = p.currentName();
             JsonToken t = p.nextToken();
             if ("Name".equals(key)) {
@@ -201,7 +236,9 @@ final class VolcanoRequestReader {
         int minAvailable = 0;
         Map<String, Integer> taskMin = Map.of();
         List<ExtenderPod> tasks = List.of();
+        Set<String> keys = new HashSet<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
+            WireJson.unique(keys, p, verb, path);
             String key = p.currentName();
             p.nextToken();
             switch (key) {
@@ -236,7 +273,9 @@ final class VolcanoRequestReader {
         }
         WireJson.object(p, verb, path);
         List<ExtenderPod> out = new ArrayList<>();
+        Set<String> keys = new HashSet<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
+            WireJson.unique(keys, p, verb, path);
             String uid = p.currentName();
             p.nextToken();
             out.add(readTask(p, verb, path + "." + uid));
@@ -253,6 +292,9 @@ final class VolcanoRequestReader {
         Map<String, Integer> out = new LinkedHashMap<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String k = p.currentName();
+            if (out.containsKey(k)) {
+                throw WireJson.duplicate(p, verb, path);
+            }
             p.nextToken();
             out.put(k, WireJson.integer(p, verb, path + "." + k, 0));
         }

@@ -1,0 +1,64 @@
+package dev.railyard.scheduler.cli;
+
+import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.server.ExtenderServer;
+import dev.railyard.scheduler.server.ReadinessProbe;
+import dev.railyard.scheduler.server.ServerSettings;
+import dev.railyard.scheduler.server.TlsSettings;
+import dev.railyard.topology.InputException;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The listeners of {@code railyard serve}, started together and stopped together: the main port (Volcano verbs,
+ * probes, metrics, and the kube-scheduler verbs when there is no secure port), the secure port (kube-scheduler
+ * verbs with client certificates, {@code /explain}) and the admission webhook's port. All bind the main address
+ * (docs/serve.md).
+ */
+final class ServeListeners implements AutoCloseable {
+    private final List<ExtenderServer> started = new ArrayList<>();
+
+    /**
+     * Starts one listener.
+     *
+     * @param what for the error message, e.g. {@code "secure port"}
+     * @throws InputException with one line when the TLS material is unusable or the port cannot be bound; the
+     *                        listeners already started are stopped
+     */
+    ExtenderServer start(String what, ServerSettings settings, Map<String, VerbHandler> routes, ReadinessProbe readiness,
+                         PrometheusMeterRegistry registry) {
+        try {
+            ExtenderServer s = ExtenderServer.start(settings, routes, readiness, registry);
+            started.add(s);
+            return s;
+        } catch (TlsSettings.TlsException e) {
+            close();
+            throw new InputException(what + ": " + e.getMessage());
+        } catch (IOException e) {
+            close();
+            throw new InputException("cannot listen on " + what + " " + ServeCommand.hostPort(settings.address())
+                    + ": " + e.getMessage());
+        }
+    }
+
+    /** Settings of another listener on the main listener's address, size limit and timeouts. */
+    static ServerSettings beside(ServerSettings main, int port, TlsSettings tls,
+                                 dev.railyard.scheduler.server.ClientCertificateAuthority clientCa) {
+        return new ServerSettings(new InetSocketAddress(main.address().getAddress(), port), main.maxRequestBytes(), tls,
+                main.connections(), clientCa);
+    }
+
+    /** Stops every started listener, finishing in-flight requests for up to 1 s each. */
+    @Override
+    public void close() {
+        for (ExtenderServer s : started.reversed()) {
+            s.stop(1);
+        }
+        started.clear();
+    }
+}
