@@ -35,10 +35,28 @@ class AddressPoolSchedulersIT {
             Optional.of(RailyardExtenders.volcano(PROXY, RailyardExtenders.RECOMMENDED_VOLCANO_VERBS, true)),
             Optional.of(cp -> {
                 cp.ensureNamespace(AddressRound.NAMESPACE);
+                publishTopologies(cp);
                 RailyardProcess railyard = new RailyardProcess(cp, List.of("--log-level=info"));
                 RAILYARD[0] = railyard;
                 PROXY.backend(railyard.start());
             })));
+
+    /**
+     * Each node's {@code NodeTopology} as the agent would publish it for fixture case-06 (8 GPUs, 8 NICs): Volcano's
+     * gang admission counts GPU room from the topology, so without it every job would be refused as having no room.
+     */
+    private static void publishTopologies(ControlPlane cp) {
+        var client = cp.client();
+        for (String node : AddressRaces.NODES) {
+            io.fabric8.kubernetes.api.model.GenericKubernetesResource nt = client.getKubernetesSerialization()
+                    .convertValue(FixtureMachines.nodeTopology(node, FixtureMachines.PCIE_8GPU),
+                            io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+            Object status = nt.getAdditionalProperties().get("status");
+            io.fabric8.kubernetes.api.model.GenericKubernetesResource created = client.resource(nt).create();
+            created.getAdditionalProperties().put("status", status);
+            client.resource(created).updateStatus();
+        }
+    }
 
     @AfterAll
     static void report() {
