@@ -335,8 +335,15 @@ class RailyardKubeSchedulerIT {
         return pod;
     }
 
-    /** A 4-GPU pod of PodGroup kgang (Volcano's group annotation) for the default scheduler, on {@code nodes}. */
+    /**
+     * A 4-GPU pod of PodGroup kgang (Volcano's group annotation) for the default scheduler, on {@code nodes}, with one
+     * slot of each seed HCA resource as the seed's rdma-test asks (so in Railyard's hint scope, docs/hints.md).
+     */
     private static Pod gangPod(String name, List<String> nodes) {
+        Map<String, Quantity> res = new java.util.LinkedHashMap<>(Map.of(RailyardExtenders.GPU, new Quantity("4")));
+        for (int h = 0; h < 4; h++) {
+            res.put("nvidia.com/mlx5_" + h, new Quantity("1"));
+        }
         return new PodBuilder()
                 .withNewMetadata().withName(name).withNamespace(SeedWorkloads.NAMESPACE)
                     .withAnnotations(Map.of("scheduling.k8s.io/group-name", "kgang")).endMetadata()
@@ -347,10 +354,7 @@ class RailyardKubeSchedulerIT {
                             .withValues(nodes).endMatchExpression().endNodeSelectorTerm()
                             .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build())
                     .addNewContainer().withName("worker").withImage("torch")
-                        .withNewResources()
-                            .addToRequests(RailyardExtenders.GPU, new Quantity("4"))
-                            .addToLimits(RailyardExtenders.GPU, new Quantity("4"))
-                        .endResources()
+                        .withNewResources().withRequests(res).withLimits(res).endResources()
                     .endContainer()
                 .endSpec()
                 .build();

@@ -9,6 +9,7 @@ import dev.railyard.api.topology.GpuHcaPair;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,6 +161,24 @@ class RailyardVolcanoIT {
         try (versions) {
             assertHintsCameWithTheBinding(versions, pods);
         }
+        // Railyard refused nodes for these pods on the way (gpu-c1/c2 pair only 4 GPUs at PXB; the leaf scope), one
+        // predicate call per node: a gang that binds gets no Warning Event for it (docs/adr/0013)
+        assertNoWarningEvents(pods.stream().map(p -> p.getMetadata().getName()).toList());
+    }
+
+    /**
+     * Asserts, from the API server, that no Warning Event is about any of the pods, once Railyard's scheduling
+     * attempts for them have ended (500 ms without a call; the Events go out within a second after).
+     */
+    private void assertNoWarningEvents(List<String> pods) {
+        await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> true);
+        List<String> warnings = new ArrayList<>();
+        for (String p : pods) {
+            view.events(p).stream().filter(e -> "Warning".equals(e.getType()))
+                    .forEach(e -> warnings.add(p + " " + e.getSource().getComponent() + " " + e.getReason() + ": "
+                            + e.getMessage()));
+        }
+        assertThat(warnings).as("Warning Events on " + pods).isEmpty();
     }
 
     @Test
@@ -178,12 +197,14 @@ class RailyardVolcanoIT {
         for (String o : occupants) {
             await().atMost(BIND).until(() -> "Running".equals(view.pod(o).getStatus().getPhase()));
         }
-        // the PCIe occupants get their hints by backfill (they were bound without a scheduler); wait for them, so
-        // Railyard counts exactly which GPUs they hold rather than assuming the lowest indices
-        for (ClusterShape.Node n : SeedCluster.NODES) {
-            if (n.machine().equals(java.util.Optional.of(SeedCluster.PCIE_8GPU))) {
-                awaitAnnotation("earlier-" + n.name(), HintAnnotations.PLACEMENT);
-            }
+        // The occupants ask for GPUs only, no RDMA resource and no network: outside Railyard's scope, they get no
+        // hints however many hint sweeps (every 2 s) pass (docs/hints.md). Railyard counts their GPUs by request, on
+        // the lowest free indices, so each PCIe node keeps GPUs 4-7 (rails 2 and 3) for the gang.
+        await().pollDelay(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(7)).until(() -> true);
+        for (String o : occupants) {
+            assertThat(view.pod(o).getMetadata().getAnnotations() == null ? Set.<String>of()
+                    : view.pod(o).getMetadata().getAnnotations().keySet())
+                    .as("annotations of the GPU-only pod " + o).noneMatch(k -> k.startsWith("railyard.dev/"));
         }
         client.resource(SeedWorkloads.gangJob(client, "gang-2x4", 2, 4,
                 Map.of(HintAnnotations.RAIL_ALIGNMENT, "required"), List.of())).create();
@@ -344,6 +365,68 @@ class RailyardVolcanoIT {
         } finally {
             setClique(nvl, null);
         }
+    }
+
+    @Test
+    @Order(9)
+    void gangRefusedOnEveryNodeGetsOneEventCountingEveryNodeAndVolcanoGetsCode3() {
+        // A PodGroup without minResources: Volcano enqueues it without asking jobEnqueueable (enqueue.go), so its
+        // tasks reach predicate. Each pod attaches rdma-net-ipam-lan2 (master lan2: mlx5_0, rail 0) but requests only
+        // nvidia.com/mlx5_3 (rail 3): on each of the 10 nodes with a NodeTopology no rail HCA is reached by both, which
+        // no eviction changes. gpu-n1 (no NodeTopology: Railyard would pass it unjudged) is ruled out by the pods'
+        // node affinity, which Volcano's predicates plugin checks before the extender (VolcanoSchedulerConf).
+        client.genericKubernetesResources(ClusterView.POD_GROUP_API, "PodGroup").inNamespace(SeedWorkloads.NAMESPACE)
+                .resource(new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+                        .withApiVersion(ClusterView.POD_GROUP_API).withKind("PodGroup")
+                        .withNewMetadata().withName("refused").withNamespace(SeedWorkloads.NAMESPACE).endMetadata()
+                        .addToAdditionalProperties("spec", Map.of("minMember", 2, "queue", "default")).build())
+                .create();
+        List<String> names = List.of("refused-0", "refused-1");
+        names.forEach(n -> client.resource(railMismatchedGangPod(n, "refused")).create());
+
+        await().pollDelay(SEVERAL_SESSIONS).atMost(SEVERAL_SESSIONS.plusSeconds(1)).until(() -> true);
+        assertThat(names).allSatisfy(n -> assertThat(view.pod(n).getSpec().getNodeName()).as(n).isNull());
+        // one predicate call per node, yet one Event per attempt with the true count (before: "0/1 nodes available"
+        // per call); the same message again within a minute is not written again, so at most one per pod here. Each
+        // of the 10 nodes is refused for two reasons, both Unresolvable: no HCA is both attached (lan2 = mlx5_0) and
+        // requested (mlx5_3), and so none of the 8 GPUs has a usable HCA at PXB or nearer
+        String expected = "0/10 nodes available: 10 no rail HCA on the pod's networks, 10 too few GPUs pair at ≤ PXB;"
+                + " preemption cannot help on 10";
+        Map<String, List<String>> byPod = new HashMap<>();
+        for (String n : names) {
+            byPod.put(n, view.events(n).stream().filter(e -> "RailyardUnschedulable".equals(e.getReason()))
+                    .map(Event::getMessage).toList());
+        }
+        assertThat(byPod.values().stream().mapToInt(List::size).sum()).as("Railyard's Events: " + byPod)
+                .isGreaterThanOrEqualTo(1);
+        assertThat(byPod.values()).allSatisfy(m -> assertThat(m).hasSizeLessThanOrEqualTo(1)
+                .allSatisfy(text -> assertThat(text).isEqualTo(expected)));
+        // and Volcano got code 3 (UnschedulableAndUnresolvable: its preempt and reclaim actions skip the node)
+        List<String> codes = PROXY.recent("/volcano/predicate").stream()
+                .filter(x -> x.requestText().contains("\"Name\":\"refused-"))
+                .map(x -> SeedCluster.json(x.responseText()).path("code").asText()).distinct().toList();
+        assertThat(codes).as("predicate codes sent for the refused gang").containsExactly("3");
+    }
+
+    /**
+     * A pod of PodGroup {@code group} for vc-scheduler: 8 GPUs and {@code nvidia.com/mlx5_3}, network
+     * rdma-net-ipam-lan2, not on gpu-n1.
+     */
+    private static Pod railMismatchedGangPod(String name, String group) {
+        Map<String, Quantity> res = Map.of("nvidia.com/gpu", new Quantity("8"), "nvidia.com/mlx5_3", new Quantity("1"));
+        return new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata().withName(name).withNamespace(SeedWorkloads.NAMESPACE)
+                .withAnnotations(Map.of("scheduling.k8s.io/group-name", group,
+                        "k8s.v1.cni.cncf.io/networks", "rdma-net-ipam-lan2")).endMetadata()
+                .withNewSpec().withSchedulerName("volcano")
+                .withAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder().withNewNodeAffinity()
+                        .withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm()
+                        .addNewMatchExpression().withKey("kubernetes.io/hostname").withOperator("NotIn")
+                        .withValues("gpu-n1").endMatchExpression().endNodeSelectorTerm()
+                        .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build())
+                .addNewContainer().withName("main").withImage("torch")
+                .withNewResources().withRequests(res).withLimits(res).endResources().endContainer()
+                .endSpec().build();
     }
 
     /** Sets (or, with {@code null}, removes) GPU feature discovery's clique label on the nodes. */

@@ -219,8 +219,8 @@ public final class NodeAnswers {
         }
     }
 
-    /** The reason {@link PlacementEngine#filter} gives for a pool verdict that refuses. */
-    static Reason poolReason(PoolVerdict v) {
+    /** @return the reason {@link PlacementEngine#filter} gives for a pool verdict that refuses */
+    public static Reason poolReason(PoolVerdict v) {
         boolean exhausted = v.reason() == PoolReason.POOL_EXHAUSTED;
         return new Reason(exhausted ? ReasonCode.POOL_EXHAUSTED : ReasonCode.NETWORK_INVALID,
                 exhausted ? "IP pool exhausted" : "network unusable", v.message());

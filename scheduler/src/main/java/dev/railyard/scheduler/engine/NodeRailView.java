@@ -510,7 +510,10 @@ public final class NodeRailView {
         if (g == 0 || rails == null || railCount() == 0) {
             return out;
         }
-        if (freeGpus < g) {
+        if (freeGpus < g && rails.gpus.length < g) {
+            out.add(new Reason(ReasonCode.GPUS_EXCEED_NODE, "fewer GPUs than requested",
+                    g + " needed, the node has " + rails.gpus.length));
+        } else if (freeGpus < g) {
             out.add(new Reason(ReasonCode.INSUFFICIENT_GPUS, "insufficient free GPUs",
                     g + " needed, " + freeGpus + " free"));
         } else if (eligibleAll.length < g) {
@@ -524,12 +527,34 @@ public final class NodeRailView {
                 far.add(b == null ? "GPU" + rails.gpus[i] + " no usable HCA"
                         : "GPU" + rails.gpus[i] + " " + b.distance() + " to " + b.hca());
             }
-            out.add(new Reason(ReasonCode.NO_GPU_PAIR_WITHIN_DISTANCE, "no free GPU pair at " + lim,
-                    g + (g == 1 ? " GPU" : " GPUs") + " needed at " + lim + " from the pod's HCAs, "
-                            + eligibleAll.length + " qualify ("
-                            + String.join(", ", far) + ")"));
+            String needed = g + (g == 1 ? " GPU" : " GPUs") + " needed at " + lim + " from the pod's HCAs, "
+                    + eligibleAll.length + " qualify (" + String.join(", ", far) + ")";
+            int inHardware = gpusPairingWithinLimit();
+            // held GPUs that would qualify: evicting their pods can make room (Unschedulable); otherwise the node's
+            // hardware, as the pod's networks and RDMA resources reach it, cannot (UnschedulableAndUnresolvable)
+            out.add(inHardware >= g
+                    ? new Reason(ReasonCode.GPU_PAIRS_HELD, "no free GPU pair at " + lim, needed + "; "
+                            + (inHardware - eligibleAll.length) + " more pair so but are held by pods on the node")
+                    : new Reason(ReasonCode.NO_GPU_PAIR_WITHIN_DISTANCE, "too few GPUs pair at " + lim, needed + "; "
+                            + inHardware + " of the node's " + rails.gpus.length + " GPUs pair so, free or not"));
         }
         return out;
+    }
+
+    /**
+     * @return the node's GPUs, free or held, that would bind (as a free one does) to a rail HCA the pod reaches at or
+     *         under the limit: what the node could give the pod if every pod on it left
+     */
+    private int gpusPairingWithinLimit() {
+        int[] noneBound = new int[usable.length];
+        int n = 0;
+        for (int i = 0; i < rails.gpus.length; i++) {
+            GpuBinding b = bindOne(rails, usable, rails.gpus[i], noneBound);
+            if (b != null && (limit == null || b.distance().isAtMost(limit))) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override

@@ -32,6 +32,16 @@ public final class UnknownHintKeys {
 
     /**
      * @param annotations annotations of one object, or null
+     * @param where       the object in words ({@code the pod}, {@code PodGroup prod/x})
+     * @return one warning per unknown {@code railyard.dev/} key of that object alone, in the annotations' order (the
+     *         service's Events: one object each)
+     */
+    public static List<String> of(Map<String, String> annotations, String where) {
+        return warnings(annotations, where, new java.util.HashSet<>());
+    }
+
+    /**
+     * @param annotations annotations of one object, or null
      * @param where       the object in words ({@code the pod}, {@code PodGroup prod/x}, {@code the Job})
      * @param seen        unknown keys already reported for a more specific object; keys reported here are added
      * @return one warning per unknown {@code railyard.dev/} key, in the annotations' order

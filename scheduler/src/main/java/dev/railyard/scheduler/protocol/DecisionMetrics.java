@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -40,17 +42,21 @@ public final class DecisionMetrics {
                 .register(registry)).increment(n);
     }
 
-    /** Counts filter verdicts by outcome ({@code pass}, {@code neutral}, {@code unschedulable}, {@code unresolvable}). */
+    /**
+     * Counts filter verdicts by outcome: {@code pass}, {@code neutral}, {@code unschedulable}, {@code unresolvable}
+     * (UnschedulableAndUnresolvable) and {@code error}.
+     */
     public void recordVerdicts(String verb, java.util.List<NodeVerdict> verdicts) {
-        int pass = 0, neutral = 0, unsched = 0, unres = 0;
+        int pass = 0, neutral = 0, unsched = 0, unres = 0, error = 0;
         for (NodeVerdict v : verdicts) {
             if (v.neutral()) {
                 neutral++;
             } else {
-                switch (v.outcome()) {
-                    case PASS -> pass++;
+                switch (v.code()) {
+                    case SUCCESS -> pass++;
                     case UNSCHEDULABLE -> unsched++;
-                    case UNRESOLVABLE -> unres++;
+                    case UNSCHEDULABLE_AND_UNRESOLVABLE -> unres++;
+                    case ERROR -> error++;
                 }
             }
         }
@@ -58,6 +64,7 @@ public final class DecisionMetrics {
         record(verb, "neutral", neutral);
         record(verb, "unschedulable", unsched);
         record(verb, "unresolvable", unres);
+        record(verb, "error", error);
     }
 
     /** Counts scores: {@code scored} or {@code neutral}. */

@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +68,7 @@ public final class NeutralPlacementDecisions implements PlacementDecisions {
         announceOnce();
         List<NodeScore> out = new ArrayList<>(nodeNames.size());
         for (String n : nodeNames) {
-            out.add(new NodeScore(n, neutralScore, true));
+            out.add(NodeScore.neutral(n, neutralScore));
         }
         return out;
     }

@@ -1,5 +1,8 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
+
 import java.util.List;
 import java.util.Map;
 
@@ -25,7 +28,8 @@ public interface PlacementDecisions {
      *
      * @param pod       the pod to place
      * @param nodeNames candidate nodes, in the scheduler's order; may be empty
-     * @return one verdict per input node, in the input order
+     * @return one verdict per input node, in the input order: its {@link dev.railyard.scheduler.engine.Status} code
+     *         goes to the wire as each protocol names it
      */
     List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames);
 

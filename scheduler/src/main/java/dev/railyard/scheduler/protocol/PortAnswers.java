@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +65,7 @@ public final class PortAnswers {
             NodeScore s = byNode.get(n);
             if (s == null) {
                 missing++;
-                s = new NodeScore(n, neutralScore, true);
+                s = NodeScore.neutral(n, neutralScore);
             }
             out.add(s);
         }

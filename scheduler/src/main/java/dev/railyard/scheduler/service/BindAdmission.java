@@ -7,7 +7,7 @@ import dev.railyard.scheduler.protocol.AllocationVerdict;
 import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.protocol.PodRef;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -168,9 +168,9 @@ public final class BindAdmission {
         ExtenderPod asked = new ExtenderPod(new PodRef(ref.namespace(), ref.name(), pod.uid()), pod.labels(),
                 pod.annotations(), scheduler, null, GangRef.of(ref.namespace(), pod.labels(), pod.annotations()), null);
         NodeVerdict v = filter.apply(asked, List.of(node)).get(0);
-        if (!v.passes()) {
+        if (!v.feasible()) {
             return new Checked(null, refuse(verb, ref, node, "infeasible", "Railyard judges node " + node
-                    + " infeasible: " + v.reason()));
+                    + " infeasible: " + v.describe()));
         }
         return new Checked(pod, null);
     }

@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.scheduler.engine.ReasonCode;
+import dev.railyard.scheduler.engine.Reason;
 import dev.railyard.api.hints.RankOrder;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.ClusterObjects;
@@ -14,6 +16,8 @@ import dev.railyard.scheduler.engine.GangContext;
 import dev.railyard.scheduler.engine.GangPlanner;
 import dev.railyard.scheduler.engine.GangSession;
 import dev.railyard.scheduler.engine.NodeAnswers;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.GangRequest;
 import dev.railyard.scheduler.engine.NodeState;
 import dev.railyard.scheduler.engine.PlacementEngine;
@@ -36,8 +40,6 @@ import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangReadiness;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.GangVerdict;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.topology.fabric.FabricModel;
@@ -75,13 +77,14 @@ import java.util.function.Supplier;
  *   <li><b>Bind hints</b>: the hint for the node in the Binding: the plan's pod when the plan chose that node,
  *       otherwise the GPUs on that node that keep the gang's rail set (the one its bound members hold, else the
  *       plan's), or the node's best pairing when it cannot offer it, with the gang's rank and size, said in the
- *       hint's {@code railChoice} ({@link OffPlanHints}).</li>
+ *       hint's {@code railChoice} ({@link OffPlanHints}); only for pods in Railyard's scope ({@link HintScope}).</li>
  * </ul>
  * Members of the gang already bound are read from the cluster, not from memory (docs/adr/0005): each bound member
  * that holds its devices enters the plan as a {@link BoundMember} with the GPUs, rails and rank of its
  * {@code railyard.dev/placement} hint, or by its node only when it has no usable hint (logged once per pod). So a
  * gang bound one pod at a time (kube-scheduler) that outlives a restart keeps its rail set, fabric domain and ranks.
- * While the cluster cache has not synced, every answer is neutral and the log says so once. Thread-safe.
+ * While the cluster cache has not synced, every answer is neutral and the log says so once. Events: {@link
+ * DecisionEvents}. Thread-safe.
  */
 public final class EnginePlacementDecisions implements PlacementDecisions {
     private static final Logger LOG = LoggerFactory.getLogger(EnginePlacementDecisions.class);
@@ -94,9 +97,22 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private final GangSession session;
     private final NodeAnswers answers;
     private volatile boolean announcedCold;
-    private volatile SchedulingEvents events;
     private volatile Reservations reservations;
     private final GangReader gangReader = new GangReader();
+    private volatile DecisionEvents events;
+    private final HintScope hintScope = new HintScope();
+
+    /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted = forThirtyMinutes(10_000);
+
+    /** Gangs already logged as named by their pods but without a PodGroup (gang key), so the log says it once. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, Boolean> announcedNoGroup = forThirtyMinutes(10_000);
+
+    /** A Caffeine cache whose entries expire 30 min after they are written, holding at most {@code maximumSize}. */
+    private static <K, V> com.github.benmanes.caffeine.cache.Cache<K, V> forThirtyMinutes(long maximumSize) {
+        return com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+                .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(maximumSize).build();
+    }
 
     /**
      * @param views        the cluster state's current view ({@link ClusterState#snapshot()}), or null while the
@@ -171,9 +187,20 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         };
     }
 
-    /** Writes an Event on pods no node can take (null: none). */
-    public void recordEventsWith(SchedulingEvents sink) {
-        this.events = sink;
+    /** Writes Events to {@code sink} ({@link DecisionEvents}): one per attempt on pods no node can take, and more. */
+    public void recordEventsWith(EventSink sink) {
+        recordEventsWith(DecisionEvents.started(sink, key -> DecisionEvents.waiting(views.get(), key)));
+    }
+
+    void recordEventsWith(DecisionEvents e) {
+        this.events = e;
+    }
+
+    private void withEvents(java.util.function.Consumer<DecisionEvents> say) {
+        DecisionEvents e = events;
+        if (e != null) {
+            say.accept(e);
+        }
     }
 
     /** @return the current view, or null while the cache has not synced */
@@ -216,6 +243,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (group == null && gangRef != null) {
             gangReader.announceNoPodGroup(view, gangRef);
         }
+        withEvents(e -> e.asked(pod, group));
         if (group == null) {
             PlacementPolicy policy = PlacementPolicy.resolve(null, null, pod.annotations(), view.snapshot().fabric());
             return new PodContext(request, policy, GangContext.none(), null, key, null);
@@ -263,18 +291,15 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (gangShort != null) {
             // the gang's pools cannot hold all its remaining pods: every task is refused with the one reason, so
             // Volcano does not allocate the others only to roll them back at the end of each session (issue 19)
-            nodeNames.forEach(n -> out.add(NodeVerdict.unschedulable(n, gangShort)));
-            SchedulingEvents sink = events;
-            if (sink != null && !nodeNames.isEmpty()) {
-                sink.podUnschedulable(pod.ref().namespace(), pod.ref().name(), pod.ref().uid(), gangShort);
-            }
+            Reason r = new Reason(ReasonCode.POOL_EXHAUSTED, "IP pool exhausted", gangShort);
+            nodeNames.forEach(n -> out.add(new NodeVerdict(n, List.of(r))));
+            withEvents(e -> e.filtered(pod.ref(), out));
             return out;
         }
         ClusterSnapshot snapshot = view.snapshot();
         // the pools are checked once per call when they do not depend on the node (no node slices)
         PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
                 nodeNames.get(0));
-        List<dev.railyard.scheduler.engine.NodeVerdict> refused = new ArrayList<>();
         NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             String why = pc.request().gpus() > 0 ? unjudgeable(snapshot, node) : null;
@@ -285,7 +310,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                     PoolVerdict pools = shared != null ? shared : ledger.checkPod(pc.request().networks(),
                             pc.request().key(), node);
                     if (!pools.admitted()) {
-                        out.add(NodeVerdict.unschedulable(node, pools.message()));
+                        out.add(new NodeVerdict(node, List.of(NodeAnswers.poolReason(pools))));
                         continue;
                     }
                 }
@@ -293,20 +318,13 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 out.add(NodeVerdict.neutral(node, why));
                 continue;
             }
-            var verdict = judge.filter(node);
-            if (verdict.feasible()) {
-                out.add(NodeVerdict.pass(node));
-            } else {
+            NodeVerdict verdict = judge.filter(node);
+            out.add(verdict);
+            if (!verdict.feasible()) {
                 LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
-                out.add(NodeVerdict.unschedulable(node, verdict.describe()));
-                refused.add(verdict);
             }
         }
-        SchedulingEvents sink = events;
-        if (sink != null && !refused.isEmpty() && refused.size() == nodeNames.size()) {
-            sink.podUnschedulable(pod.ref().namespace(), pod.ref().name(), pod.ref().uid(),
-                    dev.railyard.scheduler.engine.Verdicts.summarize(refused));
-        }
+        withEvents(e -> e.filtered(pod.ref(), out));
         return out;
     }
 
@@ -328,7 +346,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         List<NodeScore> out = new ArrayList<>(nodeNames.size());
         if (view == null) {
             countNeutral("cache-cold");
-            nodeNames.forEach(n -> out.add(new NodeScore(n, neutralScore, true)));
+            nodeNames.forEach(n -> out.add(NodeScore.neutral(n, neutralScore)));
             return out;
         }
         PodContext pc = contextOf(view, pod);
@@ -340,11 +358,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         for (String node : nodeNames) {
             if (unjudgeable(snapshot, node) != null) {
                 countNeutral("no-topology");
-                out.add(new NodeScore(node, neutralScore, true));
+                out.add(NodeScore.neutral(node, neutralScore));
                 continue;
             }
-            int s = judge.score(node).score();
-            out.add(new NodeScore(node, GangSession.steer(plannedNode, node, s), false));
+            NodeScore s = judge.score(node);
+            out.add(s.withScore(GangSession.steer(plannedNode, node, s.score())));
         }
         return out;
     }
@@ -373,14 +391,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return GangVerdict.permit();
         }
         LOG.info("gang {}/{} not enqueueable: {}", job.namespace(), job.podGroupName(), outcome.summary());
-        SchedulingEvents sink = events;
-        if (sink != null) {
-            for (ExtenderPod task : job.tasks()) {
-                sink.podUnschedulable(task.ref().namespace(), task.ref().name(), task.ref().uid(),
-                        "gang " + job.namespace() + "/" + job.podGroupName() + " cannot be placed as a whole: "
-                                + outcome.summary());
-            }
-        }
+        withEvents(e -> e.gangRefused(job, outcome.summary()));
         return GangVerdict.reject(outcome.summary());
     }
 
@@ -400,6 +411,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return v;
         }
         session.allocated(gangKey, podKey, nodeName);
+        withEvents(e -> e.placed(podKey));
         return AllocationVerdict.accept();
     }
 
@@ -410,13 +422,14 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
         session.deallocated(gangKey, podKey);
         reservations.holds().deallocate(pod.ref().namespace(), pod.ref().name());
+        withEvents(e -> e.unplaced(podKey));
     }
 
     @Override
     public List<NodeVerdict> filterAndHold(ExtenderPod pod, List<String> nodeNames) {
         List<NodeVerdict> verdicts = filter(pod, nodeNames);
         ClusterView view = view();
-        if (view == null || verdicts.stream().noneMatch(NodeVerdict::passes)) {
+        if (view == null || verdicts.stream().noneMatch(NodeVerdict::feasible)) {
             return verdicts;
         }
         PodView known = view.pod(pod.ref().namespace() + "/" + pod.ref().name());
@@ -428,8 +441,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return verdicts;
         }
         // another pod's filter took the last address between this pod's check and its hold
-        return verdicts.stream().map(v -> v.passes() ? NodeVerdict.unschedulable(v.node(), refusal.message()) : v)
-                .toList();
+        Reason r = NodeAnswers.poolReason(refusal);
+        return verdicts.stream().map(v -> v.feasible() ? new NodeVerdict(v.node(), List.of(r)) : v).toList();
     }
 
     @Override
@@ -537,7 +550,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String key = ref.namespace() + "/" + ref.name();
         PodView known = view.pod(key);
         if (known == null || view.snapshot().node(nodeName) == null
-                || view.snapshot().node(nodeName).topology() == null) {
+                || view.snapshot().node(nodeName).topology() == null
+                || !hintScope.coversOrSays(view.snapshot(), view.request(known))) {
             return Map.of();
         }
         GangSession.Steered last = session.steered(key);

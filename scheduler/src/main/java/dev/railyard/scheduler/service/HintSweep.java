@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  *
  * <p>Every {@code period} it looks at the pods the cluster state's index names as bound, not finished or terminating,
  * asking for {@code nvidia.com/gpu} and without {@code railyard.dev/placement} ({@code ClusterView#unhintedPods},
- * maintained on pod events), and hands over those on a node with a {@code NodeTopology}. Each pod
+ * maintained on pod events), and hands over those on a node with a {@code NodeTopology} that are in Railyard's hint
+ * scope ({@link HintScope}: an RDMA resource or a managed network besides the GPUs). Each pod
  * (by UID) is handed over once per {@code retryAfter}, so a pod for which no hint can be computed is not retried in a
  * tight loop. With leader election, only the leader sweeps ({@code active}): a standby has none of the gang plans
  * the hints come from.
@@ -94,8 +95,8 @@ public final class HintSweep implements AutoCloseable {
                 continue;
             }
             var node = now.snapshot().node(pod.node());
-            if (node == null || node.topology() == null) {
-                continue;
+            if (node == null || node.topology() == null || !HintScope.covers(now.snapshot(), now.request(pod))) {
+                continue;   // out of Railyard's scope: the bind path would refuse it hints anyway (HintScope)
             }
             String key = pod.key() + "/" + pod.uid();
             if (handedOver.asMap().putIfAbsent(key, Boolean.TRUE) != null) {

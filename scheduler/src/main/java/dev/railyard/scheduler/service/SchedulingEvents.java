@@ -17,17 +17,20 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Kubernetes Events that say why Railyard refused a pod ({@code RailyardUnschedulable}, type Warning): what an operator
- * sees in {@code kubectl describe pod}, beside the scheduler's own message.
+ * Kubernetes Events that say why Railyard refused a pod ({@code RailyardUnschedulable}, type Warning, one per
+ * scheduling attempt: {@link SchedulingAttempts}) or what it ignored ({@code RailyardUnknownAnnotation} on a pod or
+ * PodGroup): what an operator sees in {@code kubectl describe}, beside the scheduler's own message.
  *
  * <p>Written off the request path on one thread with a bounded queue (a full queue drops the Event and counts it in
- * {@code railyard_events_total{outcome="dropped"}}), and rate-limited: the same pod and message at most once per
- * {@code minInterval}. Thread-safe.
+ * {@code railyard_events_total{outcome="dropped"}}), and rate-limited: the same object, reason and message at most
+ * once per {@code minInterval}. Thread-safe.
  */
-public final class SchedulingEvents implements AutoCloseable {
+public final class SchedulingEvents implements EventSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SchedulingEvents.class);
-    /** Event reason. */
+    /** Event reason: no node could take the pod in one scheduling attempt. */
     public static final String UNSCHEDULABLE = "RailyardUnschedulable";
+    /** Event reason: a {@code railyard.dev/} annotation key Railyard does not know, so ignores. */
+    public static final String UNKNOWN_ANNOTATION = "RailyardUnknownAnnotation";
     private static final int MAX_MESSAGE = 1024;
 
     private final KubernetesClient client;
@@ -38,7 +41,7 @@ public final class SchedulingEvents implements AutoCloseable {
     /**
      * @param client      client with create on {@code events}
      * @param registry    where to count Events written, dropped and failed
-     * @param minInterval least time between two Events with the same pod and message
+     * @param minInterval least time between two Events with the same object, reason and message
      */
     public SchedulingEvents(KubernetesClient client, MeterRegistry registry, Duration minInterval) {
         this.client = client;
@@ -52,37 +55,42 @@ public final class SchedulingEvents implements AutoCloseable {
     }
 
     /**
-     * Records that no node could take the pod (asynchronously).
-     *
-     * @param namespace pod namespace
-     * @param name      pod name
-     * @param uid       pod UID, or empty
-     * @param message   why, one line (cut to 1,024 characters)
+     * Records that no node could take the pod (asynchronously); the message is cut to 1,024 characters.
      */
+    @Override
     public void podUnschedulable(String namespace, String name, String uid, String message) {
-        String text = message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE - 1) + "…";
-        if (recent.asMap().putIfAbsent(namespace + "/" + name + "\n" + text, Boolean.TRUE) != null) {
-            return;
-        }
-        writer.execute(() -> write(namespace, name, uid, text));
+        warning(InvolvedObject.pod(namespace, name, uid), UNSCHEDULABLE, message);
     }
 
-    private void write(String namespace, String name, String uid, String message) {
+    /** Writes a Warning Event (asynchronously); the message is cut to 1,024 characters. */
+    @Override
+    public void warning(InvolvedObject object, String reason, String message) {
+        String text = message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE - 1) + "…";
+        String key = object.kind() + " " + object.namespace() + "/" + object.name() + "\n" + reason + "\n" + text;
+        if (recent.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
+            return;
+        }
+        writer.execute(() -> write(object, reason, text));
+    }
+
+    private void write(InvolvedObject object, String reason, String message) {
         String now = Instant.now().toString();
+        String namespace = object.namespace();
+        String name = object.name();
         try {
             client.v1().events().inNamespace(namespace).resource(new EventBuilder()
                     .withNewMetadata().withGenerateName(name + ".railyard.").withNamespace(namespace).endMetadata()
-                    .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion("v1").withKind("Pod")
-                            .withNamespace(namespace).withName(name).withUid(uid == null || uid.isEmpty() ? null : uid)
-                            .build())
-                    .withType("Warning").withReason(UNSCHEDULABLE).withMessage(message)
+                    .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion(object.apiVersion())
+                            .withKind(object.kind()).withNamespace(namespace).withName(name)
+                            .withUid(object.uid().isEmpty() ? null : object.uid()).build())
+                    .withType("Warning").withReason(reason).withMessage(message)
                     .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
                     .withNewSource().withComponent("railyard").endSource()
                     .build()).create();
             registry.counter("railyard_events_total", "outcome", "written").increment();
         } catch (KubernetesClientException e) {
             registry.counter("railyard_events_total", "outcome", "failed").increment();
-            LOG.warn("cannot write Event on pod {}/{}: {}", namespace, name, e.getMessage());
+            LOG.warn("cannot write Event on {} {}/{}: {}", object.kind(), namespace, name, e.getMessage());
         }
     }
 

@@ -93,13 +93,17 @@ class DemoCommandTest {
         assertThat(out).contains("== 1. Volcano Job prod/rdma-test: 1 pod × 8 GPUs (task master)");
         assertThat(out).contains("  rank 0  rdma-test-master-0     -> gpu-a1  rails {0×2,1×2,2×2,3×2}  "
                 + "GPU0,1→mlx5_0 PIX  GPU2,3→mlx5_1 PIX  GPU4,5→mlx5_2 PIX  GPU6,7→mlx5_3 PIX");
-        // 5 free pcie nodes fit; gpu-b1, b3 (DGX) and gpu-c1..c4 (HGX) have 4 qualifying GPUs; a2-a4, b2, b4 lack
-        // free GPUs; nodes failing alike share a line
-        assertThat(out).contains("nodes: 5/16 nodes available: 6 no free GPU pair at ≤ PXB, 5 insufficient free GPUs");
+        // 5 free pcie nodes fit; gpu-b1, b3 (DGX) and gpu-c1..c4 (HGX) have 4 qualifying GPUs in all (their
+        // hardware: no eviction helps); a2-a4, b2, b4 lack free GPUs; nodes failing alike share a line
+        assertThat(out).contains("nodes: 5/16 nodes available: 6 too few GPUs pair at ≤ PXB, 5 insufficient free GPUs");
         assertThat(out).contains("  gpu-a2, gpu-a3, gpu-a4, gpu-b2: insufficient free GPUs: 8 needed, 4 free" + SEP);
-        assertThat(out).contains("  gpu-c1, gpu-c2, gpu-c3, gpu-c4: no free GPU pair at ≤ PXB: 8 GPUs needed at ≤ PXB "
+        assertThat(out).contains("  gpu-c1, gpu-c2, gpu-c3, gpu-c4: too few GPUs pair at ≤ PXB: 8 GPUs needed at ≤ PXB "
                 + "from the pod's HCAs, 4 qualify (GPU1 SYS to mlx5_0, GPU3 SYS to" + SEP
-                + "      mlx5_1, GPU5 SYS to mlx5_2, GPU7 no usable HCA)");
+                + "      mlx5_1, GPU5 SYS to mlx5_2, GPU7 no usable HCA); 4 of the node's 8 GPUs pair so, free or not");
+        // gpu-b2 (DGX) for the 4-GPU finetune pods: its PXB GPUs 0-3 are busy, so evicting could help
+        assertThat(out).contains("  gpu-b2: no free GPU pair at ≤ PXB: 4 GPUs needed at ≤ PXB from the pod's HCAs, 0 "
+                + "qualify (GPU4 SYS to mlx5_0, GPU5 SYS to mlx5_1, GPU6 SYS to" + SEP
+                + "      mlx5_2, GPU7 SYS to mlx5_3); 4 more pair so but are held by pods on the node");
         // the incomplete-dump note is said in full once, then by reference
         assertThat(out.split("row NIC7 ends after 12 of 16 cells", -1)).hasSize(2);
         assertThat(out).contains("note: nodes gpu-a5, gpu-a6, gpu-a7, gpu-a8: NodeTopology incomplete (as above)");

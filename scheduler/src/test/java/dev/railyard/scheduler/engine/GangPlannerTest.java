@@ -135,7 +135,7 @@ class GangPlannerTest {
                 node("node1", spec(far, new int[]{0, 1, 1, 0}, null)));
         PlanOutcome o = planner.plan(cluster(nodes, FabricModel.empty()), gang("big", 1, 4, PlacementPolicy.defaults()));
         assertThat(o.schedulable()).isFalse();
-        assertThat(o.summary()).contains("0/2 nodes available: 1 insufficient free GPUs, 1 no free GPU pair at ≤ PXB");
+        assertThat(o.summary()).contains("0/2 nodes available: 1 insufficient free GPUs, 1 too few GPUs pair at ≤ PXB");
         NodeVerdict v1 = o.verdicts().get(1);
         assertThat(v1.reasons().get(0).detail()).contains("GPU0 SYS to mlx5_0").contains("GPU1 SYS to mlx5_1");
     }

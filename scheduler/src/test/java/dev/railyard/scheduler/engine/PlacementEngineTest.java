@@ -158,8 +158,10 @@ class PlacementEngineTest {
                 dev.railyard.topology.fabric.FabricModel.empty());
         PlacementPolicy preferred = policy(AffinityPolicy.PREFERRED, AffinityPolicy.PREFERRED, FabricScope.ANY);
         assertThat(engine.filter(snap, pod("p", 2), preferred, "n", GangContext.none()).feasible()).isTrue();
-        assertThat(engine.filter(snap, pod("p", 2), PlacementPolicy.defaults(), "n", GangContext.none()).reasons())
-                .extracting(Reason::summary).containsExactly("no free GPU pair at ≤ PXB");
+        NodeVerdict required = engine.filter(snap, pod("p", 2), PlacementPolicy.defaults(), "n", GangContext.none());
+        assertThat(required.reasons()).extracting(Reason::summary).containsExactly("too few GPUs pair at ≤ PXB");
+        // both GPUs are free and reach the only HCA at SYS: the hardware, not other pods, is in the way
+        assertThat(required.code()).isEqualTo(Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
     }
 
     @Test

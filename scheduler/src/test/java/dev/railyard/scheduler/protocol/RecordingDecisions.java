@@ -1,5 +1,11 @@
 package dev.railyard.scheduler.protocol;
 
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.engine.Reason;
+import dev.railyard.scheduler.engine.ReasonCode;
+import dev.railyard.scheduler.engine.Status;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +27,25 @@ public class RecordingDecisions implements PlacementDecisions {
     public AllocationVerdict allocation = AllocationVerdict.accept();
     public Map<String, String> hints = Map.of();
 
+    /**
+     * A verdict whose reason reads {@code text} on the wire, with the code a real reason of that kind gets: a pool
+     * exhausted (Unschedulable), an RDMA resource missing (UnschedulableAndUnresolvable), an internal error.
+     */
+    public static NodeVerdict verdict(String node, Status.Code code, String text) {
+        NodeVerdict v = switch (code) {
+            case SUCCESS -> NodeVerdict.pass(node);
+            case UNSCHEDULABLE -> new NodeVerdict(node, List.of(new Reason(ReasonCode.POOL_EXHAUSTED, text, "")));
+            case UNSCHEDULABLE_AND_UNRESOLVABLE -> new NodeVerdict(node,
+                    List.of(new Reason(ReasonCode.HCA_RESOURCE_MISSING, text, "")));
+            case ERROR -> new NodeVerdict(node, new Status(Status.Code.ERROR,
+                    List.of(new Reason(ReasonCode.INTERNAL_ERROR, text, ""))));
+        };
+        if (v.code() != code) {
+            throw new AssertionError("a reason of this kind gives " + v.code() + ", not " + code);
+        }
+        return v;
+    }
+
     @Override
     public List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames) {
         pods.add(pod);
@@ -38,7 +63,7 @@ public class RecordingDecisions implements PlacementDecisions {
         nodeLists.add(List.copyOf(nodeNames));
         List<NodeScore> out = new ArrayList<>();
         for (String n : nodeNames) {
-            out.add(new NodeScore(n, score.apply(pod, n), false));
+            out.add(new NodeScore(n, score.apply(pod, n), List.of()));
         }
         return out;
     }

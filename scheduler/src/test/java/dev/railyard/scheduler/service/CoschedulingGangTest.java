@@ -52,6 +52,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CoschedulingGangTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4");
+    /**
+     * The gang's pods: 4 GPUs and one slot of each seed HCA resource, as the seed's rdma-test job asks, so they are in
+     * Railyard's hint scope (docs/hints.md); every HCA allowed, so the plan is the one worked out above.
+     */
+    private static final Map<String, Object> GANG_POD = Map.of("nvidia.com/gpu", "4", "nvidia.com/mlx5_0", "1",
+            "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
+    /** What each node advertises of the seed's HCA resources (rdma-shared-device-plugin's shared slots). */
+    private static final Map<String, String> RDMA = Map.of("nvidia.com/mlx5_0", "100", "nvidia.com/mlx5_1", "100",
+            "nvidia.com/mlx5_2", "100", "nvidia.com/mlx5_3", "100");
     private static final Map<String, String> CGANG = Map.of("scheduling.x-k8s.io/pod-group", "cgang");
     private static final List<String> NODES = List.of("gpu-a", "gpu-b", "gpu-c");
     private final Clock clock = Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC);
@@ -72,7 +81,7 @@ class CoschedulingGangTest {
     private static List<GenericKubernetesResource> cluster(boolean withPodGroup) {
         List<GenericKubernetesResource> all = new ArrayList<>();
         for (String n : NODES) {
-            all.add(node(n, Map.of(), Map.of()));
+            all.add(node(n, Map.of(), RDMA));
             all.add(topology(n, seedShape(), null));
         }
         for (String n : List.of("gpu-a", "gpu-c")) {
@@ -84,8 +93,8 @@ class CoschedulingGangTest {
         if (withPodGroup) {
             all.add(coschedulingGroup("prod", "cgang", 2, Map.of(HintAnnotations.RAIL_ALIGNMENT, "required")));
         }
-        all.add(pod("prod", "cg-0", null, CGANG, null, FOUR_GPUS));
-        all.add(pod("prod", "cg-1", null, CGANG, null, FOUR_GPUS));
+        all.add(pod("prod", "cg-0", null, CGANG, null, GANG_POD));
+        all.add(pod("prod", "cg-1", null, CGANG, null, GANG_POD));
         return all;
     }
 
@@ -115,7 +124,7 @@ class CoschedulingGangTest {
         metadata.put("uid", "uid-" + pod);
         metadata.put("labels", CGANG);
         Map<String, Object> container = Map.of("name", "trainer", "resources",
-                Map.of("requests", FOUR_GPUS, "limits", FOUR_GPUS));
+                Map.of("requests", GANG_POD, "limits", GANG_POD));
         Map<String, Object> podJson = Map.of("metadata", metadata, "spec", Map.of("schedulerName",
                 "default-scheduler", "containers", List.of(container)));
         Map<String, Object> body = new LinkedHashMap<>();
@@ -179,7 +188,7 @@ class CoschedulingGangTest {
         // the API server applies the Binding with its annotations; kube-scheduler then takes cg-1
         all.removeIf(o -> o.getMetadata().getName().equals("cg-0"));
         Map<String, String> bound = new LinkedHashMap<>(h0);
-        all.add(pod("prod", "cg-0", "gpu-a", CGANG, bound, FOUR_GPUS));
+        all.add(pod("prod", "cg-0", "gpu-a", CGANG, bound, GANG_POD));
         objects.set(at(2, all, Set.of()));
         // gpu-a is full now, gpu-b still lacks rails {2,3}: only gpu-c passes
         assertThat(schedule(e, "cg-1", List.of("gpu-c"), "gpu-c")).isEqualTo("gpu-c");

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.ExtenderPod;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.RecordingDecisions;
@@ -46,7 +46,9 @@ class DeadlineVerbsTest {
             @Override
             public List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames) {
                 await();
-                return nodeNames.stream().map(n -> NodeVerdict.unschedulable(n, "late")).toList();
+                return nodeNames.stream().map(n -> new NodeVerdict(n, List.of(new dev.railyard.scheduler.engine.Reason(
+                        dev.railyard.scheduler.engine.ReasonCode.POOL_EXHAUSTED, "IP pool exhausted", "late"))))
+                        .toList();
             }
 
             @Override
@@ -107,6 +109,6 @@ class DeadlineVerbsTest {
         JsonNode reply = JSON.readTree(gated(stuck()).get("filter")
                 .handle(WireResources.load("kube/filter-nodenames.json")).body());
         assertThat(reply.path("NodeNames")).isEmpty();
-        assertThat(reply.path("FailedNodes").path("gpu-a-017").asText()).isEqualTo("late");
+        assertThat(reply.path("FailedNodes").path("gpu-a-017").asText()).contains("late");
     }
 }

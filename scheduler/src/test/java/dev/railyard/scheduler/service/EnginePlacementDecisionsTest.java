@@ -6,8 +6,9 @@ import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -40,7 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EnginePlacementDecisionsTest {
     private static final Map<String, String> RDMA = Map.of("nvidia.com/mlx5_0", "100", "nvidia.com/mlx5_1", "100",
             "nvidia.com/mlx5_2", "100", "nvidia.com/mlx5_3", "100");
-    private static final Map<String, Object> EIGHT_GPUS = Map.of("nvidia.com/gpu", "8");
+    /** GPUs and one slot of each seed HCA resource, as the seed's rdma-test job asks: in Railyard's hint scope. */
+    private static final Map<String, Object> EIGHT_GPUS = Map.of("nvidia.com/gpu", "8",
+            "nvidia.com/mlx5_0", "1", "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
     private static final Map<String, String> IN_GROUP = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "pg");
     private final Clock clock = Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC);
 
@@ -84,14 +87,15 @@ class EnginePlacementDecisionsTest {
         List<NodeVerdict> verdicts = d.filter(p0(), List.of("gpu-a", "gpu-b", "gpu-c", "gpu-x"));
 
         assertThat(verdicts).extracting(NodeVerdict::node).containsExactly("gpu-a", "gpu-b", "gpu-c", "gpu-x");
-        assertThat(verdicts.get(0).outcome()).isEqualTo(NodeVerdict.Outcome.UNSCHEDULABLE);
-        assertThat(verdicts.get(0).reason()).containsIgnoringCase("GPU");
+        // gpu-a's GPUs are held by pods: evicting them would free it, so Unschedulable, not Unresolvable
+        assertThat(verdicts.get(0).code()).isEqualTo(Status.Code.UNSCHEDULABLE);
+        assertThat(verdicts.get(0).describe()).containsIgnoringCase("GPU");
         assertThat(verdicts.get(1)).isEqualTo(NodeVerdict.pass("gpu-b"));
         // no NodeTopology / not in the cluster: pass neutrally, never a rejection for want of data
         assertThat(verdicts.get(2).neutral()).isTrue();
-        assertThat(verdicts.get(2).reason()).contains("no NodeTopology");
+        assertThat(verdicts.get(2).describe()).contains("no NodeTopology");
         assertThat(verdicts.get(3).neutral()).isTrue();
-        assertThat(verdicts.get(3).reason()).contains("unknown");
+        assertThat(verdicts.get(3).describe()).contains("unknown");
     }
 
     @Test
@@ -101,8 +105,9 @@ class EnginePlacementDecisionsTest {
         List<NodeScore> scores = d.score(p0(), List.of("gpu-b", "gpu-c"));
 
         // the gang plan puts p0 (8 GPUs) on gpu-b, the only node with 8 free GPUs
-        assertThat(scores.get(0)).isEqualTo(new NodeScore("gpu-b", 100, false));
-        assertThat(scores.get(1)).isEqualTo(new NodeScore("gpu-c", 50, true));
+        assertThat(scores).extracting(NodeScore::node, NodeScore::score, NodeScore::neutral)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("gpu-b", 100, false),
+                        org.assertj.core.groups.Tuple.tuple("gpu-c", 50, true));
     }
 
     @Test
@@ -112,7 +117,7 @@ class EnginePlacementDecisionsTest {
         var d = decisions(cold);
 
         assertThat(d.filter(p0(), List.of("gpu-a"))).allMatch(NodeVerdict::neutral);
-        assertThat(d.score(p0(), List.of("gpu-a"))).containsExactly(new NodeScore("gpu-a", 50, true));
+        assertThat(d.score(p0(), List.of("gpu-a"))).containsExactly(NodeScore.neutral("gpu-a", 50));
         assertThat(d.bindHints(new PodRef("prod", "p0", "uid-p0"), "gpu-b")).isEmpty();
     }
 
@@ -174,9 +179,34 @@ class EnginePlacementDecisionsTest {
         assertThat(hints.get(HintAnnotations.NCCL_IB_ADDR_FAMILY)).isEqualTo("AF_INET");
     }
 
+    @Test
+    void aPendingGpuPodWithoutAnRdmaResourceOrAManagedNetworkGetsNoHintsFromTheBindVerb() {
+        // issue 19 hint scope (docs/hints.md): GPUs and an RDMA resource or a network Railyard manages. The bind
+        // verb's path (pod not bound yet; the bound-pod path is DecisionEventsTest's): the same pods with one HCA
+        // slot or the managed network rail0 get hints on the same node, so the empty answers are about scope alone.
+        Map<String, Object> twoGpus = Map.of("nvidia.com/gpu", "2");
+        Map<String, Object> oneHca = Map.of("nvidia.com/gpu", "2", "nvidia.com/mlx5_1", "1");
+        List<GenericKubernetesResource> objects = new java.util.ArrayList<>(cluster(List.of()));
+        objects.add(pod("prod", "gpu-only", null, Map.of(), twoGpus));
+        objects.add(pod("prod", "unmanaged-net", null, Map.of("k8s.v1.cni.cncf.io/networks", "frontend"), twoGpus));
+        objects.add(pod("prod", "one-hca", null, Map.of(), oneHca));
+        objects.add(pod("prod", "on-rail0", null, Map.of("k8s.v1.cni.cncf.io/networks", "rail0"), twoGpus));
+        var d = decisions(objects(objects));
+
+        for (String outside : List.of("gpu-only", "unmanaged-net")) {
+            assertThat(d.bindHints(new PodRef("prod", outside, "uid-" + outside), "gpu-b")).as(outside).isEmpty();
+        }
+        assertThat(d.bindHints(new PodRef("prod", "one-hca", "uid-one-hca"), "gpu-b"))
+                .containsKey(HintAnnotations.PLACEMENT).containsKey(HintAnnotations.NCCL_IB_HCA);
+        // rail0's master lan2 is mlx5_0 (seed shape): the only HCA such a pod can open
+        assertThat(d.bindHints(new PodRef("prod", "on-rail0", "uid-on-rail0"), "gpu-b"))
+                .containsEntry(HintAnnotations.NCCL_IB_HCA, "=mlx5_0:1");
+    }
+
     // --- pods bound off their gang plan (issue 6): the hint keeps the gang's rail set where the node offers it ---
 
-    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4");
+    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4",
+            "nvidia.com/mlx5_0", "1", "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
 
     /** A placement hint naming {@code gpus} on {@code node} (seed shape: GPU g on mlx5_{g/2}, rail g/2, PIX). */
     private static Map<String, String> hinted(String node, Map<String, String> more, int... gpus) {

@@ -9,7 +9,7 @@ import dev.railyard.scheduler.protocol.AllocationVerdict;
 import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
@@ -212,11 +212,11 @@ class ReservationsTest {
     void kubeFilterHoldsForThePodThatPassesSoTheNextFilterSeesTheAddressTaken() {
         EnginePlacementDecisions d = decisions(cluster(Map.of()), new RecordingWriter());
         for (int i = 0; i < 10; i++) {
-            assertThat(d.filterAndHold(task("p-" + i), List.of("gpu-a", "gpu-b"))).allMatch(NodeVerdict::passes);
+            assertThat(d.filterAndHold(task("p-" + i), List.of("gpu-a", "gpu-b"))).allMatch(NodeVerdict::feasible);
         }
         List<NodeVerdict> eleventh = d.filterAndHold(task("p-10"), List.of("gpu-a", "gpu-b"));
-        assertThat(eleventh).noneMatch(NodeVerdict::passes);
-        assertThat(eleventh.get(0).reason()).contains("192.168.4.0-28").contains("10 in flight");
+        assertThat(eleventh).noneMatch(NodeVerdict::feasible);
+        assertThat(eleventh.get(0).describe()).contains("192.168.4.0-28").contains("10 in flight");
         // the pods that passed bind without a refusal: their filter holds are their own
         for (int i = 0; i < 10; i++) {
             BindDecision b = d.admitBind(new PodRef("prod", "p-" + i, "uid-p-" + i), "gpu-a");
@@ -236,8 +236,8 @@ class ReservationsTest {
         Set<String> reasons = new java.util.HashSet<>();
         for (int i = 0; i < 11; i++) {
             List<NodeVerdict> v = d.filter(gangTask("g", "g-" + i), List.of("gpu-a", "gpu-b"));
-            assertThat(v).noneMatch(NodeVerdict::passes);
-            v.forEach(x -> reasons.add(x.reason()));
+            assertThat(v).noneMatch(NodeVerdict::feasible);
+            v.forEach(x -> reasons.add(x.describe()));
         }
         assertThat(reasons).singleElement().asString()
                 .startsWith("gang prod/g cannot get addresses for all its remaining pods: ")
@@ -252,7 +252,7 @@ class ReservationsTest {
         EnginePlacementDecisions e = decisions(ten, new RecordingWriter());
         for (int i = 0; i < 10; i++) {
             ExtenderPod t = gangTask("h", "h-" + i);
-            assertThat(e.filter(t, List.of("gpu-b"))).as("h-" + i).allMatch(NodeVerdict::passes);
+            assertThat(e.filter(t, List.of("gpu-b"))).as("h-" + i).allMatch(NodeVerdict::feasible);
             assertThat(e.allocated(t, "gpu-b").accepted()).isTrue();
         }
     }

@@ -9,8 +9,8 @@ import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.protocol.AllocationVerdict;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -51,7 +51,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RestartedDecisionsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4");
+    /** GPUs and one slot of each seed HCA resource, as the seed's rdma-test job asks: in Railyard's hint scope. */
+    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4",
+            "nvidia.com/mlx5_0", "1", "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
+    private static final Map<String, String> HCA_SLOTS = Map.of("nvidia.com/mlx5_0", "100", "nvidia.com/mlx5_1", "100",
+            "nvidia.com/mlx5_2", "100", "nvidia.com/mlx5_3", "100");
     private static final Map<String, String> SECOND = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "second");
     private static final List<String> A_AND_B = List.of("gpu-a", "gpu-b");
     private final Clock clock = Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC);
@@ -85,7 +89,7 @@ class RestartedDecisionsTest {
     private static List<GenericKubernetesResource> cluster(Map<String, String> onA, Map<String, String> onB) {
         List<GenericKubernetesResource> all = new ArrayList<>();
         for (String n : List.of("gpu-a", "gpu-b", "gpu-c", "gpu-d")) {
-            all.add(node(n, Map.of("kubernetes.io/hostname", n), Map.of()));
+            all.add(node(n, Map.of("kubernetes.io/hostname", n), HCA_SLOTS));
             all.add(topology(n, seedShape(), null));
         }
         all.add(pod("prod", "first-0", "gpu-a", onA, FOUR_GPUS));

@@ -8,8 +8,8 @@ import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -54,7 +54,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RestartedGangTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4");
+    /** GPUs and one slot of each seed HCA resource, as the seed's rdma-test job asks: in Railyard's hint scope. */
+    private static final Map<String, Object> FOUR_GPUS = Map.of("nvidia.com/gpu", "4",
+            "nvidia.com/mlx5_0", "1", "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
+    private static final Map<String, String> HCA_SLOTS = Map.of("nvidia.com/mlx5_0", "100", "nvidia.com/mlx5_1", "100",
+            "nvidia.com/mlx5_2", "100", "nvidia.com/mlx5_3", "100");
     private static final Map<String, String> TRAIN = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "train");
     private static final List<String> NODES = List.of("gpu-a", "gpu-b", "gpu-c", "gpu-d", "gpu-e", "gpu-f", "gpu-g",
             "gpu-h");
@@ -84,7 +88,7 @@ class RestartedGangTest {
         for (String n : NODES) {
             String leaf = n.compareTo("gpu-e") < 0 ? "leaf-1" : "leaf-2";
             all.add(node(n, Map.of("network.topology.nvidia.com/leaf", leaf,
-                    "network.topology.nvidia.com/spine", "spine-1"), Map.of()));
+                    "network.topology.nvidia.com/spine", "spine-1"), HCA_SLOTS));
             all.add(topology(n, seedShape(), null));
         }
         all.add(podGroup("prod", "train", 4, Map.of(HintAnnotations.RAIL_ALIGNMENT, "required",

@@ -1,10 +1,11 @@
 package dev.railyard.scheduler.protocol.kube;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.protocol.DecisionMetrics;
 import dev.railyard.scheduler.protocol.BindDecision;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PortAnswers;
 import dev.railyard.scheduler.protocol.VerbHandler;
@@ -23,7 +24,7 @@ import java.util.Objects;
 
 /**
  * kube-scheduler extender v1 adapter (kubernetes/kube-scheduler extender/v1/types.go; client
- * kubernetes/kubernetes pkg/scheduler/extender.go; wire-formats §2). The server mounts the verbs under
+ * kubernetes/kubernetes pkg/scheduler/extender.go; docs/formats/kube-extender.md). The server mounts the verbs under
  * {@value #PREFIX}, so a {@code KubeSchedulerConfiguration} extender has {@code urlPrefix:
  * http://<service>:<port>/kube}, {@code filterVerb: filter}, {@code prioritizeVerb: prioritize},
  * {@code bindVerb: bind}, and works with {@code nodeCacheCapable} true or false.
@@ -33,7 +34,10 @@ import java.util.Objects;
  *       {@code {"Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error"}}. In cache mode the
  *       passing nodes go under {@code NodeNames} (never null, since a reply with neither list filters every
  *       node out); otherwise under {@code Nodes.items}, each echoed byte for byte from the request.
- *       Unschedulable nodes go to {@code FailedNodes}, unresolvable ones to {@code FailedAndUnresolvableNodes}.</li>
+ *       By the verdict's {@link Status.Code}: {@code UNSCHEDULABLE} nodes go to {@code FailedNodes} (kube-scheduler
+ *       may preempt there), {@code UNSCHEDULABLE_AND_UNRESOLVABLE} ones to {@code FailedAndUnresolvableNodes} (it
+ *       does not), and an {@code ERROR} fills {@code Error}, which fails the attempt as a framework Error does
+ *       (docs/formats/kube-extender.md §3).</li>
  *   <li>{@code prioritize}: ExtenderArgs → HostPriorityList {@code [{"Host", "Score"}]}, Score 0..10
  *       ({@code MaxExtenderPriority}); kube-scheduler multiplies it by the extender's weight and by 10.
  *       Railyard's 0..100 score is divided by 10, rounding half up.</li>
@@ -99,7 +103,7 @@ public final class KubeExtender {
             g.writeNullField("Nodes");
             g.writeArrayFieldStart("NodeNames");
             for (NodeVerdict v : verdicts) {
-                if (v.passes()) {
+                if (v.feasible()) {
                     g.writeString(v.node());
                 }
             }
@@ -110,7 +114,7 @@ public final class KubeExtender {
             g.writeEndObject();
             g.writeArrayFieldStart("items");
             for (int i = 0; i < verdicts.size(); i++) {
-                if (verdicts.get(i).passes()) {
+                if (verdicts.get(i).feasible()) {
                     KubeRequestReader.RawNode raw = args.rawNodes().get(i);
                     // the item is a complete JSON object from the request: write it through unchanged
                     g.writeRawValue(new String(body, raw.start(), raw.end() - raw.start(),
@@ -121,21 +125,32 @@ public final class KubeExtender {
             g.writeEndObject();
             g.writeNullField("NodeNames");
         }
-        writeFailed(g, "FailedNodes", verdicts, NodeVerdict.Outcome.UNSCHEDULABLE);
-        writeFailed(g, "FailedAndUnresolvableNodes", verdicts, NodeVerdict.Outcome.UNRESOLVABLE);
-        g.writeStringField("Error", "");
+        writeFailed(g, "FailedNodes", verdicts, Status.Code.UNSCHEDULABLE);
+        writeFailed(g, "FailedAndUnresolvableNodes", verdicts, Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE);
+        g.writeStringField("Error", errors(verdicts));
         g.writeEndObject();
     }
 
-    private static void writeFailed(JsonGenerator g, String key, List<NodeVerdict> verdicts, NodeVerdict.Outcome o)
+    private static void writeFailed(JsonGenerator g, String key, List<NodeVerdict> verdicts, Status.Code code)
             throws IOException {
         g.writeObjectFieldStart(key);
         for (NodeVerdict v : verdicts) {
-            if (v.outcome() == o) {
-                g.writeStringField(v.node(), v.reason());
+            if (v.code() == code) {
+                g.writeStringField(v.node(), v.describe());
             }
         }
         g.writeEndObject();
+    }
+
+    /** @return the {@code ERROR} verdicts as one line ({@code "node-a: internal error: ..."}), or empty */
+    static String errors(List<NodeVerdict> verdicts) {
+        StringBuilder b = new StringBuilder();
+        for (NodeVerdict v : verdicts) {
+            if (v.code() == Status.Code.ERROR) {
+                b.append(b.isEmpty() ? "" : "; ").append(v.node()).append(": ").append(v.describe());
+            }
+        }
+        return b.toString();
     }
 
     /** prioritize: Score over the candidate nodes, on kube-scheduler's 0..10 scale. */
@@ -205,18 +220,20 @@ public final class KubeExtender {
     }
 
     private static String summarize(List<NodeVerdict> verdicts) {
-        int pass = 0, neutral = 0, unsched = 0, unres = 0;
+        int pass = 0, neutral = 0, unsched = 0, unres = 0, error = 0;
         for (NodeVerdict v : verdicts) {
             if (v.neutral()) {
                 neutral++;
-            } else if (v.outcome() == NodeVerdict.Outcome.PASS) {
-                pass++;
-            } else if (v.outcome() == NodeVerdict.Outcome.UNSCHEDULABLE) {
-                unsched++;
             } else {
-                unres++;
+                switch (v.code()) {
+                    case SUCCESS -> pass++;
+                    case UNSCHEDULABLE -> unsched++;
+                    case UNSCHEDULABLE_AND_UNRESOLVABLE -> unres++;
+                    case ERROR -> error++;
+                }
             }
         }
-        return pass + " pass, " + neutral + " pass neutrally, " + unsched + " unschedulable, " + unres + " unresolvable";
+        return pass + " pass, " + neutral + " pass neutrally, " + unsched + " unschedulable, " + unres
+                + " unresolvable" + (error == 0 ? "" : ", " + error + " error");
     }
 }

@@ -1,14 +1,15 @@
 package dev.railyard.scheduler.protocol.volcano;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.protocol.AllocationVerdict;
 import dev.railyard.scheduler.protocol.DecisionMetrics;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangReadiness;
 import dev.railyard.scheduler.protocol.GangVerdict;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PortAnswers;
 import dev.railyard.scheduler.protocol.VerbHandler;
@@ -28,7 +29,7 @@ import java.util.Objects;
 
 /**
  * Volcano scheduler {@code extender} plugin adapter (volcano-sh/volcano pkg/scheduler/plugins/extender,
- * v1.6–v1.16-alpha; wire-formats §1). Serves one handler per verb; the server mounts them under
+ * v1.6–v1.16-alpha; docs/formats/volcano-extender.md). Serves one handler per verb; the server mounts them under
  * {@value #PREFIX}, so Volcano is configured with {@code extender.urlPrefix: http://<service>:<port>/volcano}
  * and each {@code extender.<verb>Verb} set to the verb name below.
  *
@@ -47,8 +48,9 @@ import java.util.Objects;
  *   <tr><td>{@code queueOverused}</td><td>nothing</td><td>{@code {"overused":false}}</td></tr>
  * </table>
  *
- * <p>Replies use only codes Volcano understands: predicate 0, 2 (Unschedulable: preemption may help) and
- * 3 (UnschedulableAndUnresolvable); votes 1, 0, −1. Every reply is a JSON body with status 200, since Volcano
+ * <p>Replies use only codes Volcano understands: predicate 0 (Success), 1 (Error), 2 (Unschedulable: Volcano's
+ * preempt and reclaim actions keep the node as a candidate) and 3 (UnschedulableAndUnresolvable: they skip it), from
+ * the verdict's {@link Status.Code} (docs/formats/volcano-extender.md §4); votes 1, 0, −1. Every reply is a JSON body with status 200, since Volcano
  * treats an empty body as an error. Thread-safe.
  */
 public final class VolcanoExtender {
@@ -100,19 +102,16 @@ public final class VolcanoExtender {
         NodeVerdict v = PortAnswers.verdicts(req.nodes(), decisions.filter(req.task(), req.nodes())).getFirst();
         metrics.recordVerdicts("predicate", List.of(v));
         if (LOG.isDebugEnabled()) {
-            LOG.debug("volcano predicate {} on {}: {}{}", req.task(), node, describe(v), reasonSuffix(v.reason()));
+            LOG.debug("volcano predicate {} on {}: {}{}", req.task(), node, describe(v),
+                    reasonSuffix(v.reasons().isEmpty() ? "" : v.describe()));
         }
         return WireReply.json(predicateReply(v, settings.dialect()));
     }
 
     /** The predicate reply in the given dialect. */
     static byte[] predicateReply(NodeVerdict v, VolcanoReplyDialect dialect) {
-        String reason = v.passes() ? "" : v.reason();
-        int code = switch (v.outcome()) {
-            case PASS -> 0;
-            case UNSCHEDULABLE -> 2;
-            case UNRESOLVABLE -> 3;
-        };
+        String reason = v.feasible() ? "" : v.describe();
+        int code = predicateCode(v.code());
         return WireJson.write(g -> {
             g.writeStartObject();
             switch (dialect) {
@@ -135,6 +134,19 @@ public final class VolcanoExtender {
             }
             g.writeEndObject();
         });
+    }
+
+    /**
+     * @return Volcano's predicate code for a status code ({@code pkg/scheduler/api/types.go}, v1.14.1: 0 Success,
+     *         1 Error, 2 Unschedulable, 3 UnschedulableAndUnresolvable)
+     */
+    static int predicateCode(Status.Code code) {
+        return switch (code) {
+            case SUCCESS -> 0;
+            case ERROR -> 1;
+            case UNSCHEDULABLE -> 2;
+            case UNSCHEDULABLE_AND_UNRESOLVABLE -> 3;
+        };
     }
 
     /** prioritize: Score for one task over the candidate nodes. */
@@ -272,7 +284,7 @@ public final class VolcanoExtender {
         if (v.neutral()) {
             return "pass (neutral)";
         }
-        return v.outcome().name().toLowerCase(java.util.Locale.ROOT);
+        return v.code().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** {@code ": reason"} for a log line, control characters escaped; empty for no reason. */

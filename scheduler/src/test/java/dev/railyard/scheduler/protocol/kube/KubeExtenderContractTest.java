@@ -4,7 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
-import dev.railyard.scheduler.protocol.NodeVerdict;
+import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.RecordingDecisions;
 import dev.railyard.scheduler.protocol.WireFormatException;
@@ -42,10 +43,12 @@ class KubeExtenderContractTest {
     }
 
     void wireFormatsExampleVerdicts() {
-        // wire-formats §2.1 composed filter exchange
+        // the filter exchange of docs/formats/kube-extender.md §1: an Unschedulable node goes under FailedNodes,
+        // an UnschedulableAndUnresolvable one under FailedAndUnresolvableNodes (preemption skips it, §3)
         port.verdict = (p, n) -> switch (n) {
-            case "gpu-a-018" -> NodeVerdict.unschedulable(n, "rail 3 IP pool exhausted");
-            case "gpu-b-003" -> NodeVerdict.unresolvable(n, "no RDMA NIC under GPU PCIe switch");
+            case "gpu-a-018" -> RecordingDecisions.verdict(n, Status.Code.UNSCHEDULABLE, "rail 3 IP pool exhausted");
+            case "gpu-b-003" -> RecordingDecisions.verdict(n, Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                    "no RDMA NIC under GPU PCIe switch");
             default -> NodeVerdict.pass(n);
         };
     }
@@ -96,9 +99,22 @@ class KubeExtenderContractTest {
     @Test
     void noNodePassingStillSendsAnEmptyNodeNamesList() throws Exception {
         // a reply with neither NodeNames nor Nodes filters every node out in kube-scheduler, so send [] explicitly
-        port.verdict = (p, n) -> NodeVerdict.unresolvable(n, "no topology match");
+        port.verdict = (p, n) -> RecordingDecisions.verdict(n, Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                "no topology match");
         String reply = text(extender().filter(WireResources.load("kube/filter-nodenames.json")));
         assertThat(reply).startsWith("{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{},");
+    }
+
+    @Test
+    void anErrorVerdictFillsErrorSoKubeSchedulerFailsTheAttemptAsForAFrameworkError() throws Exception {
+        // pkg/scheduler/extender.go (v1.35.4) Filter: a non-empty Error fails the call; the maps are not read
+        port.verdict = (p, n) -> n.equals("gpu-a-018")
+                ? RecordingDecisions.verdict(n, Status.Code.ERROR, "internal error: topology unreadable")
+                : NodeVerdict.pass(n);
+        String reply = text(extender().filter(WireResources.load("kube/filter-nodenames.json")));
+        assertThat(new ObjectMapper().readTree(reply).get("Error").asText())
+                .isEqualTo("gpu-a-018: internal error: topology unreadable");
+        assertThat(reply).contains("\"FailedNodes\":{},\"FailedAndUnresolvableNodes\":{}");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.protocol.volcano;
 
+import dev.railyard.scheduler.engine.NodeScore;
+import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.protocol.AllocationVerdict;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangJob;
@@ -7,8 +9,6 @@ import dev.railyard.scheduler.protocol.GangReadiness;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.GangVerdict;
 import dev.railyard.scheduler.protocol.NeutralPlacementDecisions;
-import dev.railyard.scheduler.protocol.NodeScore;
-import dev.railyard.scheduler.protocol.NodeVerdict;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.RecordingDecisions;
@@ -30,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Every Volcano verb against request bodies shaped like Volcano's (src/test/resources/wire/volcano, composed from
- * wire-formats §1.6–1.7: Go field-name keys, full Node and Pods with managedFields, sorted map keys, \u003c escapes).
- * Expected replies follow argument.go's response structs at each release (wire-formats §1.3–1.4).
+ * Every Volcano verb against request bodies shaped like Volcano's (src/test/resources/wire/volcano, composed as
+ * docs/formats/volcano-extender.md §6 describes: Go field-name keys, full Node and Pods with managedFields, sorted map
+ * keys, \u003c escapes). Expected replies follow argument.go's response structs at each release (§3, §4).
  */
 class VolcanoExtenderContractTest {
     static final String PG = "pretrain-7b-0c1e5b7a-93f2-4b7e-a1d4-5e6f7a8b9c0d";
@@ -76,19 +76,22 @@ class VolcanoExtenderContractTest {
 
     @ParameterizedTest(name = "{0} {1} -> {3}")
     @CsvSource(delimiter = '|', value = {
-            // dialect | outcome | reason | exact reply (argument.go PredicateResponse at v1.6.0 / v1.8.0 / v1.10.0)
-            "V1_10 | PASS          |                                 | {\"status\":\"\",\"code\":0}",
-            "V1_10 | UNSCHEDULABLE | GPUs busy, preemption may help  | {\"status\":\"GPUs busy, preemption may help\",\"code\":2}",
-            "V1_10 | UNRESOLVABLE  | pool rail5-pool has no free IPs | {\"status\":\"pool rail5-pool has no free IPs\",\"code\":3}",
-            "V1_8  | PASS          |                                 | {\"status\":[]}",
-            "V1_8  | UNSCHEDULABLE | GPUs busy                       | {\"status\":[{\"Code\":2,\"Reason\":\"GPUs busy\",\"Plugin\":\"railyard\"}]}",
-            "V1_8  | UNRESOLVABLE  | no HCA under the PCIe switch    | {\"status\":[{\"Code\":3,\"Reason\":\"no HCA under the PCIe switch\",\"Plugin\":\"railyard\"}]}",
-            "V1_6  | PASS          |                                 | {\"errorMessage\":\"\"}",
-            "V1_6  | UNRESOLVABLE  | no HCA under the PCIe switch    | {\"errorMessage\":\"no HCA under the PCIe switch\"}",
+            // dialect | code | reason | exact reply (argument.go PredicateResponse at v1.6.0 / v1.8.0 / v1.10.0;
+            // codes of pkg/scheduler/api/types.go: 0 Success, 1 Error, 2 Unschedulable, 3 UnschedulableAndUnresolvable,
+            // whose preempt and reclaim actions keep only code 2 as a candidate: docs/formats/volcano-extender.md §4)
+            "V1_10 | SUCCESS                        |                              | {\"status\":\"\",\"code\":0}",
+            "V1_10 | UNSCHEDULABLE                  | pool rail5-pool exhausted    | {\"status\":\"pool rail5-pool exhausted\",\"code\":2}",
+            "V1_10 | UNSCHEDULABLE_AND_UNRESOLVABLE | no resource nvidia.com/mlx5_3 | {\"status\":\"no resource nvidia.com/mlx5_3\",\"code\":3}",
+            "V1_10 | ERROR                          | internal error               | {\"status\":\"internal error\",\"code\":1}",
+            "V1_8  | SUCCESS                        |                              | {\"status\":[]}",
+            "V1_8  | UNSCHEDULABLE                  | GPUs busy                    | {\"status\":[{\"Code\":2,\"Reason\":\"GPUs busy\",\"Plugin\":\"railyard\"}]}",
+            "V1_8  | UNSCHEDULABLE_AND_UNRESOLVABLE | no HCA under the PCIe switch | {\"status\":[{\"Code\":3,\"Reason\":\"no HCA under the PCIe switch\",\"Plugin\":\"railyard\"}]}",
+            "V1_6  | SUCCESS                        |                              | {\"errorMessage\":\"\"}",
+            "V1_6  | UNSCHEDULABLE_AND_UNRESOLVABLE | no HCA under the PCIe switch | {\"errorMessage\":\"no HCA under the PCIe switch\"}",
     })
-    void predicateReplyShapePerRelease(VolcanoReplyDialect dialect, NodeVerdict.Outcome outcome, String reason,
+    void predicateReplyShapePerRelease(VolcanoReplyDialect dialect, Status.Code code, String reason,
                                        String expected) throws Exception {
-        port.verdict = (p, n) -> new NodeVerdict(n, outcome, reason, false);
+        port.verdict = (p, n) -> RecordingDecisions.verdict(n, code, reason);
         String reply = text(extender(new VolcanoSettings(1.0, dialect, 50))
                 .predicate(WireResources.load("volcano/predicate-v1.15.json")));
         assertThat(reply).isEqualTo(expected);
@@ -215,7 +218,7 @@ class VolcanoExtenderContractTest {
         PlacementDecisions forgetful = new RecordingDecisions() {
             @Override
             public List<NodeScore> score(ExtenderPod pod, List<String> nodeNames) {
-                return List.of(new NodeScore("gpu-a-018", 90, false));
+                return List.of(new NodeScore("gpu-a-018", 90, List.of()));
             }
         };
         var ext = new VolcanoExtender(forgetful, new VolcanoSettings(1.0, VolcanoReplyDialect.V1_10, 40), registry);

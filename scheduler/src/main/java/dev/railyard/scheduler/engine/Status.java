@@ -1,0 +1,96 @@
+package dev.railyard.scheduler.engine;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The result of a decision, in kube-scheduler framework terms ({@code fwk.Status}: a code and reasons): what the
+ * engine answers for one pod on one node, and what the protocol adapters put on the wire. One vocabulary from engine
+ * to wire; each adapter maps the code to its protocol's field
+ * (docs/adr/0012-one-verdict-vocabulary-and-unresolvable-reasons.md):
+ *
+ * <table>
+ *   <caption>Codes on the wire</caption>
+ *   <tr><th>code</th><th>Volcano predicate {@code code}</th><th>kube-scheduler ExtenderFilterResult</th></tr>
+ *   <tr><td>{@link Code#SUCCESS}</td><td>0, empty {@code status}</td><td>in {@code NodeNames}/{@code Nodes}</td></tr>
+ *   <tr><td>{@link Code#UNSCHEDULABLE}</td><td>2</td><td>{@code FailedNodes}</td></tr>
+ *   <tr><td>{@link Code#UNSCHEDULABLE_AND_UNRESOLVABLE}</td><td>3</td><td>{@code FailedAndUnresolvableNodes}</td></tr>
+ *   <tr><td>{@link Code#ERROR}</td><td>1</td><td>{@code Error} (the whole call fails, as a framework Error does)</td></tr>
+ * </table>
+ *
+ * <p>A success may carry reasons: then Railyard passed the node without judging it (no NodeTopology, an unknown
+ * node, a cold cache), and the reasons ({@link ReasonCode#NOT_JUDGED}) say why; {@link #neutral()} is true.
+ *
+ * @param code    the outcome
+ * @param reasons why; at least one unless the code is {@link Code#SUCCESS}; never null
+ * @throws IllegalArgumentException for a refusal or error without a reason
+ */
+public record Status(Code code, List<Reason> reasons) {
+    private static final Status SUCCESS = new Status(Code.SUCCESS, List.of());
+
+    /** Outcomes, as kube-scheduler's framework names them (Wait, Skip and Pending have no use in a Filter). */
+    public enum Code {
+        /** The node fits (or, with reasons, passes unjudged). */
+        SUCCESS,
+        /** The node does not fit now; evicting pods may make it fit, so preemption may be tried there. */
+        UNSCHEDULABLE,
+        /** The node cannot fit whatever is evicted; preemption is not tried there. */
+        UNSCHEDULABLE_AND_UNRESOLVABLE,
+        /** Railyard failed to decide. */
+        ERROR
+    }
+
+    public Status {
+        Objects.requireNonNull(code, "code");
+        reasons = reasons == null ? List.of() : List.copyOf(reasons);
+        if (code != Code.SUCCESS && reasons.isEmpty()) {
+            throw new IllegalArgumentException("a " + code + " status needs a reason");
+        }
+    }
+
+    /** @return the node fits, judged with knowledge */
+    public static Status success() {
+        return SUCCESS;
+    }
+
+    /**
+     * @param reasons why the node cannot take the pod; empty for a success
+     * @return {@link Code#SUCCESS} for no reasons; {@link Code#UNSCHEDULABLE_AND_UNRESOLVABLE} when any reason is
+     *         {@link ReasonCode#unresolvable()} (no eviction removes that one); otherwise {@link Code#UNSCHEDULABLE}
+     */
+    public static Status of(List<Reason> reasons) {
+        if (reasons == null || reasons.isEmpty()) {
+            return SUCCESS;
+        }
+        boolean unresolvable = reasons.stream().anyMatch(r -> r.code().unresolvable());
+        return new Status(unresolvable ? Code.UNSCHEDULABLE_AND_UNRESOLVABLE : Code.UNSCHEDULABLE, reasons);
+    }
+
+    /** @return a pass without judgement; {@code why} says what Railyard lacks */
+    public static Status neutral(String why) {
+        return new Status(Code.SUCCESS, List.of(new Reason(ReasonCode.NOT_JUDGED, why, "")));
+    }
+
+    /** @return Railyard failed to decide; {@code what} says what failed */
+    public static Status error(String what) {
+        return new Status(Code.ERROR, List.of(new Reason(ReasonCode.INTERNAL_ERROR, "internal error", what)));
+    }
+
+    /** @return true when the node passes, judged or not */
+    public boolean isSuccess() {
+        return code == Code.SUCCESS;
+    }
+
+    /** @return true when the node passes because Railyard could not judge it */
+    public boolean neutral() {
+        return code == Code.SUCCESS && !reasons.isEmpty();
+    }
+
+    /** @return the reasons joined into one line ({@code "a: x; b: y"}), or {@code "fits"} for a judged success */
+    public String message() {
+        if (reasons.isEmpty()) {
+            return "fits";
+        }
+        return String.join("; ", reasons.stream().map(Reason::toString).toList());
+    }
+}
