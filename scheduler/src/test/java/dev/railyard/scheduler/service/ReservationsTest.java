@@ -240,7 +240,7 @@ class ReservationsTest {
             v.forEach(x -> reasons.add(x.describe()));
         }
         assertThat(reasons).singleElement().asString()
-                .startsWith("gang prod/g cannot get addresses for all its remaining pods: ")
+                .startsWith("IP pool exhausted: gang prod/g cannot get addresses for all its remaining pods: ")
                 .contains("10 of 14 free").contains("11 needed");
 
         // ten members fit exactly: allocating the first does not make the plan count its address twice
