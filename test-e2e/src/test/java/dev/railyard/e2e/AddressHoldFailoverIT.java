@@ -99,7 +99,7 @@ class AddressHoldFailoverIT {
 
     @Test
     void leaderFailoverMidRoundNeverGivesMoreThanK() throws Exception {
-        ExtenderCalls calls = new ExtenderCalls(READY::get);
+        ExtenderCalls calls = new ExtenderCalls(READY::get, CLUSTER.controlPlane().client());
         AddressRaces races = new AddressRaces(calls, CLUSTER.controlPlane().client());
         java.util.concurrent.CompletableFuture<Void> restarting = java.util.concurrent.CompletableFuture
                 .completedFuture(null);

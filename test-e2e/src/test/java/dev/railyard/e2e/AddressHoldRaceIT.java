@@ -60,7 +60,7 @@ class AddressHoldRaceIT {
                 "--kube-deadline=" + KUBE_DEADLINE.toMillis() + "ms",
                 "--volcano-deadline=" + VOLCANO_DEADLINE.toMillis() + "ms", "--max-watch-outage=3s"), Map.of());
         railyard.start();
-        calls = new ExtenderCalls(railyard::url);
+        calls = new ExtenderCalls(railyard::url, CLUSTER.controlPlane().client());
         races = new AddressRaces(calls, CLUSTER.controlPlane().client());
     }
 

@@ -78,7 +78,7 @@ class AddressPoolSchedulersIT {
         KubernetesClient client = CLUSTER.controlPlane().client();
         AddressRound round = new AddressRound(client, "forty-" + scheduler, index);
         round.createNetwork();
-        ExtenderCalls calls = new ExtenderCalls(() -> RAILYARD[0].url());
+        ExtenderCalls calls = new ExtenderCalls(() -> RAILYARD[0].url(), client);
         await().atMost(SETTLE).until(() -> {
             var line = calls.poolLine(round.pool);
             return line != null && line.path("free").asLong() == AddressRound.K;

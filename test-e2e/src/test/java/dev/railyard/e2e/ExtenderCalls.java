@@ -32,11 +32,22 @@ final class ExtenderCalls {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .executor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()).build();
     private final Supplier<URI> target;
+    private final Supplier<String> explainToken;
     private final AtomicLong slowestNanos = new AtomicLong();
 
-    /** @param target Railyard's base URL at the time of each call ({@code http://127.0.0.1:<port>}) */
-    ExtenderCalls(Supplier<URI> target) {
+    /**
+     * @param target Railyard's base URL at the time of each call ({@code http://127.0.0.1:<port>})
+     * @param client the API server's admin client: mints the {@code /explain} bearer token ({@link ExplainReader})
+     *               at the first explain call
+     */
+    ExtenderCalls(Supplier<URI> target, io.fabric8.kubernetes.client.KubernetesClient client) {
         this.target = target;
+        this.explainToken = memoize(() -> ExplainReader.token(client));
+    }
+
+    private static Supplier<String> memoize(Supplier<String> s) {
+        var box = new java.util.concurrent.atomic.AtomicReference<String>();
+        return () -> box.updateAndGet(v -> v != null ? v : s.get());
     }
 
     /** A reply: HTTP status (0: no answer) and body. */
@@ -56,9 +67,18 @@ final class ExtenderCalls {
     }
 
     Reply post(String path, String body) {
+        return post(path, body, null);
+    }
+
+    /** POST with {@code Authorization: Bearer <token>} when {@code token} is not null. */
+    private Reply post(String path, String body, String token) {
         long start = System.nanoTime();
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(target.get().resolve(path))
+            HttpRequest.Builder b = HttpRequest.newBuilder(target.get().resolve(path));
+            if (token != null) {
+                b.header("Authorization", "Bearer " + token);
+            }
+            HttpResponse<String> r = http.send(b
                     .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             return record(new Reply(r.statusCode(), r.body(), System.nanoTime() - start));
@@ -144,13 +164,14 @@ final class ExtenderCalls {
     }
 
     /**
-     * {@code POST /explain {"command":"pools"}} (served without a token on a loopback main port).
+     * {@code POST /explain {"command":"pools"}} with {@link ExplainReader}'s bearer token (Railyard checks it with a
+     * TokenReview and a SubjectAccessReview).
      *
      * @return the line of IPPool {@code pool} (its {@code inFlight}, {@code free}, {@code holds}, ...), or null when
      *         Railyard does not show it (yet)
      */
     JsonNode poolLine(String pool) {
-        Reply r = post("/explain", "{\"command\":\"pools\"}");
+        Reply r = post("/explain", "{\"command\":\"pools\"}", explainToken.get());
         if (!r.ok()) {
             return null;
         }
@@ -165,7 +186,7 @@ final class ExtenderCalls {
     /** @return true when Railyard's cache has the pod ({@code /explain} of it answers 200) */
     boolean knows(Pod pod) {
         return post("/explain", "{\"command\":\"pod\",\"namespace\":\"" + pod.getMetadata().getNamespace()
-                + "\",\"name\":\"" + pod.getMetadata().getName() + "\"}").ok();
+                + "\",\"name\":\"" + pod.getMetadata().getName() + "\"}", explainToken.get()).ok();
     }
 
     /** The Volcano task of an allocation event for {@code pod} on {@code node} (TaskInfo, v1.14.1 keys). */
