@@ -1,23 +1,23 @@
 package dev.railyard.benchmarks;
 
-import dev.railyard.topology.agent.AgentSettings;
-import dev.railyard.topology.agent.NodeAgent;
-import dev.railyard.topology.agent.NodeAgentRuntime;
-import dev.railyard.topology.agent.NodeObserver;
-import dev.railyard.topology.agent.NodeTopologyAssembler;
-import dev.railyard.topology.agent.NodeTopologyPublisher;
-import dev.railyard.topology.agent.NvidiaSmiProbe;
-import dev.railyard.topology.agent.PodResourcesClient;
-import dev.railyard.topology.agent.RefreshOutcome;
-import dev.railyard.topology.agent.SysfsHostDiscovery;
-import dev.railyard.topology.agent.podresources.PodResourcesListerRpc;
-import dev.railyard.topology.agent.podresources.v1.AllocatableResourcesRequest;
-import dev.railyard.topology.agent.podresources.v1.AllocatableResourcesResponse;
-import dev.railyard.topology.agent.podresources.v1.ContainerDevices;
-import dev.railyard.topology.agent.podresources.v1.ContainerResources;
-import dev.railyard.topology.agent.podresources.v1.ListPodResourcesRequest;
-import dev.railyard.topology.agent.podresources.v1.ListPodResourcesResponse;
-import dev.railyard.topology.agent.podresources.v1.PodResources;
+import dev.railyard.agent.AgentSettings;
+import dev.railyard.agent.NodeAgent;
+import dev.railyard.agent.NodeAgentRuntime;
+import dev.railyard.agent.NodeObserver;
+import dev.railyard.agent.NodeTopologyAssembler;
+import dev.railyard.agent.NodeTopologyPublisher;
+import dev.railyard.agent.NvidiaSmiProbe;
+import dev.railyard.agent.PodResourcesClient;
+import dev.railyard.agent.RefreshOutcome;
+import dev.railyard.agent.SysfsHostDiscovery;
+import dev.railyard.agent.podresources.PodResourcesListerRpc;
+import dev.railyard.agent.podresources.v1.AllocatableResourcesRequest;
+import dev.railyard.agent.podresources.v1.AllocatableResourcesResponse;
+import dev.railyard.agent.podresources.v1.ContainerDevices;
+import dev.railyard.agent.podresources.v1.ContainerResources;
+import dev.railyard.agent.podresources.v1.ListPodResourcesRequest;
+import dev.railyard.agent.podresources.v1.ListPodResourcesResponse;
+import dev.railyard.agent.podresources.v1.PodResources;
 import dev.railyard.topology.discovery.sysfs.SysfsFixtureMachines;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -71,20 +71,11 @@ public final class AgentRefreshCost {
     public static void main(String[] args) throws Exception {
         int refreshes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         Path root = Files.createTempDirectory("railyard-agent-cost");
-        SysfsFixtureMachines.Machine machine = SysfsFixtureMachines.case01(root);
-        for (int i = 0; i < 8; i++) {
-            // a macvlan pod's IPv4-mapped RoCE v1/v2 GIDs (192.168.4.10+i) on rail i
-            String gid = String.format(Locale.ROOT, "0000:0000:0000:0000:0000:ffff:c0a8:04%02x", 10 + i);
-            machine.gid("mlx5_" + i, 1, 2, gid, "IB/RoCE v1", "net1");
-            machine.gid("mlx5_" + i, 1, 3, gid, "RoCE v2", "net1");
-        }
+        macvlanPodGids(SysfsFixtureMachines.case01(root));
         Path socket = root.resolve("kubelet.sock");
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, named(KUBELET_THREAD),
                 EpollIoHandler.newFactory());
-        Server kubelet = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollServerDomainSocketChannel.class).bossEventLoopGroup(group)
-                .workerEventLoopGroup(group).executor(Executors.newSingleThreadExecutor(named(KUBELET_THREAD)))
-                .addService(PodResourcesListerRpc.bind(new EightPods())).build().start();
+        Server kubelet = startKubelet(socket, group);
 
         AgentSettings settings = AgentSettings.defaults("bench-node", root)
                 .withPodResourcesTarget("unix://" + socket)
@@ -151,6 +142,24 @@ public final class AgentRefreshCost {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
         System.exit(0);
+    }
+
+    /** Gives each of the machine's 8 HCAs a macvlan pod's GIDs, as a node running 8 such pods has. */
+    private static void macvlanPodGids(SysfsFixtureMachines.Machine machine) throws java.io.IOException {
+        for (int i = 0; i < 8; i++) {
+            // a macvlan pod's IPv4-mapped RoCE v1/v2 GIDs (192.168.4.10+i) on rail i
+            String gid = String.format(Locale.ROOT, "0000:0000:0000:0000:0000:ffff:c0a8:04%02x", 10 + i);
+            machine.gid("mlx5_" + i, 1, 2, gid, "IB/RoCE v1", "net1");
+            machine.gid("mlx5_" + i, 1, 3, gid, "RoCE v2", "net1");
+        }
+    }
+
+    /** A fake kubelet serving PodResources for 8 pods on a unix socket, on threads named {@value #KUBELET_THREAD}. */
+    private static Server startKubelet(Path socket, MultiThreadIoEventLoopGroup group) throws java.io.IOException {
+        return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class).bossEventLoopGroup(group)
+                .workerEventLoopGroup(group).executor(Executors.newSingleThreadExecutor(named(KUBELET_THREAD)))
+                .addService(PodResourcesListerRpc.bind(new EightPods())).build().start();
     }
 
     private static long cpuOf(ThreadMXBean threads, String prefix) {

@@ -21,13 +21,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A measurement tool, not a general client: POST with Content-Length, responses with Content-Length or
  * chunked encoding, no TLS, no redirects, loopback targets only. Thread-safe.
  */
-final class GoStyleTransport implements AutoCloseable {
+public final class GoStyleTransport implements AutoCloseable {
     private final InetSocketAddress target;
     private final int maxIdle;
+    private final int readTimeoutMillis;
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
     final AtomicLong dials = new AtomicLong();
 
-    record Response(int status, byte[] body) {
+    /**
+     * An HTTP response.
+     *
+     * @param status status code
+     * @param body   the whole body (chunked bodies joined)
+     */
+    public record Response(int status, byte[] body) {
     }
 
     private static final class Conn {
@@ -42,15 +49,43 @@ final class GoStyleTransport implements AutoCloseable {
         }
     }
 
-    GoStyleTransport(InetSocketAddress target, int maxIdle) {
+    /**
+     * @param target  a loopback address and port
+     * @param maxIdle idle keep-alive connections kept (Go's {@code MaxIdleConnsPerHost}, 2 by default there)
+     * @throws IllegalArgumentException when the target is not a loopback address
+     */
+    public GoStyleTransport(InetSocketAddress target, int maxIdle) {
+        this(target, maxIdle, 30_000);
+    }
+
+    /**
+     * @param readTimeoutMillis longest wait for a reply (socket read timeout)
+     * @throws IllegalArgumentException when the target is not a loopback address
+     */
+    public GoStyleTransport(InetSocketAddress target, int maxIdle, int readTimeoutMillis) {
         if (!target.getAddress().isLoopbackAddress()) {
             throw new IllegalArgumentException("load generator targets loopback addresses only, not " + target);
         }
         this.target = target;
         this.maxIdle = maxIdle;
+        this.readTimeoutMillis = readTimeoutMillis;
     }
 
     Response post(String path, byte[] body) throws IOException {
+        return post(path, new byte[][]{body});
+    }
+
+    /**
+     * POSTs a body made of {@code parts} written one after another (no copy into one array).
+     *
+     * @throws IOException when the connection fails or the server closes it before answering
+     */
+    // MethodLength: long because one exchange (dial or reuse, write, status line, headers, body, keep or close) reads best in order
+    public Response post(String path, byte[]... parts) throws IOException {
+        long contentLength = 0;
+        for (byte[] p : parts) {
+            contentLength += p.length;
+        }
         Conn c;
         synchronized (idle) {
             c = idle.pollFirst();
@@ -59,7 +94,7 @@ final class GoStyleTransport implements AutoCloseable {
             Socket s = new Socket();
             s.setTcpNoDelay(true);
             s.connect(target, 5000);
-            s.setSoTimeout(30_000);
+            s.setSoTimeout(readTimeoutMillis);
             c = new Conn(s);
             dials.incrementAndGet();
         }
@@ -67,10 +102,12 @@ final class GoStyleTransport implements AutoCloseable {
         Response r;
         try {
             String head = "POST " + path + " HTTP/1.1\r\nHost: " + target.getHostString() + ":" + target.getPort()
-                    + "\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: " + body.length
+                    + "\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: " + contentLength
                     + "\r\nContent-Type: application/json\r\nAccept-Encoding: gzip\r\n\r\n";
             c.out.write(head.getBytes(StandardCharsets.US_ASCII));
-            c.out.write(body);
+            for (byte[] p : parts) {
+                c.out.write(p);
+            }
             c.out.flush();
             String status = line(c.in);
             if (status == null) {

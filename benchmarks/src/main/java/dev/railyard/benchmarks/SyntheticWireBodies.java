@@ -11,8 +11,8 @@ import java.io.UncheckedIOException;
  * Large request bodies in the shape Volcano and kube-scheduler send (docs/formats/volcano-extender.md §6–§7,
  * kube-extender.md §1): Go field-name keys, full core/v1 Node objects with 50 images and managedFields, every pod
  * on a node as a full TaskInfo with its Pod (managedFields included). Sizes follow the payload arithmetic of
- * volcano-extender.md §7: a GPU node with ~15 pods makes a predicate of ~130 KB; 100 such NodeInfos make a ~20 MB
- * prioritize.
+ * docs/formats/volcano-extender.md §7: a GPU node with ~15 pods makes a predicate of ~130 KB; 100 such NodeInfos
+ * make a ~20 MB prioritize.
  *
  * <p>Deterministic: the same arguments always give the same bytes.
  */

@@ -38,8 +38,8 @@ class ClusterApiIT {
     void seedRdmaTestJobIsValidAgainstVolcanosJobsCrd() {
         GenericKubernetesResource created = client.resource(SeedWorkloads.rdmaTestJob(client)).create();
 
-        // Values from shared/seed-setup.md "The job": the fields design note §3.6 says must be set without the
-        // Volcano admission webhook.
+        // Values from the seed's Job (docs/seed-setup.md): the fields that must be set without Volcano's admission
+        // webhook (docs/formats/volcano-job.md §3).
         assertThat((String) created.get("spec", "schedulerName")).isEqualTo("volcano");
         assertThat((Integer) created.get("spec", "minAvailable")).isEqualTo(1);
         assertThat((String) created.get("spec", "tasks", 0, "name")).isEqualTo("master");
@@ -54,7 +54,7 @@ class ClusterApiIT {
         // The webhook's defaults queue=default and maxRetry=3 are also CRD defaults in volcano.sh/volcano v1.14.1
         // (and v1.15.1)
         // config/crd/volcano/bases/batch.volcano.sh_jobs.yaml (spec.queue default "default", spec.maxRetry
-        // default 3), so the API server applies them with no webhook running (design note §3.6).
+        // default 3), so the API server applies them with no webhook running (docs/formats/volcano-job.md §3).
         GenericKubernetesResource job = new GenericKubernetesResourceBuilder()
                 .withApiVersion("batch.volcano.sh/v1alpha1").withKind("Job")
                 .withNewMetadata().withName("no-queue").withNamespace(SeedWorkloads.NAMESPACE).endMetadata()
@@ -74,7 +74,7 @@ class ClusterApiIT {
         Node node = client.nodes().withName("gpu-node-1").get();
 
         Map<String, Quantity> allocatable = node.getStatus().getAllocatable();
-        // seed-setup.md: 8 GPUs; k8s-rdma-shared-dev-plugin rdmaHcaMax 100 per HCA mlx5_0..mlx5_3.
+        // docs/seed-setup.md: 8 GPUs; k8s-rdma-shared-dev-plugin rdmaHcaMax 100 per HCA mlx5_0..mlx5_3.
         assertThat(allocatable.get("nvidia.com/gpu")).isEqualTo(new Quantity("8"));
         for (int i = 0; i < 4; i++) {
             assertThat(allocatable.get("nvidia.com/mlx5_" + i)).isEqualTo(new Quantity("100"));

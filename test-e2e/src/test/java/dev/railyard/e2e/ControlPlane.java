@@ -678,7 +678,7 @@ public final class ControlPlane implements AutoCloseable {
                     continue;
                 }
                 // create, not client-side apply: Volcano's jobs/cronjobs CRDs are too large for the
-                // last-applied-configuration annotation (design note §3.3).
+                // last-applied-configuration annotation (docs/formats/volcano-job.md §3).
                 created.add(client.apiextensions().v1().customResourceDefinitions().resource(crd).create());
             }
         } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {

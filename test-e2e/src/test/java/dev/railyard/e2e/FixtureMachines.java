@@ -34,7 +34,7 @@ import java.util.TreeMap;
  * under {@code topology/src/test/resources/fixtures/} (system property {@code railyard.e2e.fixtures}) read with
  * {@link TopologyReader}, plus what the capture cannot say and the seed cluster assumes: the mlx5 names of
  * NIC columns a capture has no legend for, the netdev on each cabled port ({@code lan2..lan5} on {@code mlx5_0..3}
- * as in {@code shared/seed-setup.md}) and the ports that are not cabled. Those assumptions are the demo cluster's
+ * as in {@code docs/seed-setup.md}) and the ports that are not cabled. Those assumptions are the demo cluster's
  * ({@code scheduler/src/main/resources/demo/cluster.yaml}), so e2e and {@code railyard demo} model the same machines.
  *
  * <p>{@link #nodeTopology} turns a machine into the {@code NodeTopology} object the node agent would publish for a

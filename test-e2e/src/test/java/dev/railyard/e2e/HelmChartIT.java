@@ -8,8 +8,8 @@ import dev.railyard.api.topology.NodeTopology;
 import dev.railyard.scheduler.certificates.ServingCertificate;
 import dev.railyard.scheduler.certificates.WebhookCertificateSecret;
 import dev.railyard.scheduler.service.LeaderElection;
-import dev.railyard.topology.agent.DesiredNodeTopology;
-import dev.railyard.topology.agent.NodeTopologyPublisher;
+import dev.railyard.agent.DesiredNodeTopology;
+import dev.railyard.agent.NodeTopologyPublisher;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -126,8 +126,8 @@ class HelmChartIT {
     @ParameterizedTest(name = "deploy/examples/{0}")
     @ValueSource(strings = {"macvlan-networks.yaml", "rdma-test-job.yaml", "rail-aligned-gang.yaml"})
     void everyExampleIsAdmittedByTheApiServer(String file) throws IOException {
-        // The examples live in the seed's namespace (seed-setup.md: prod); Volcano's Job CRD and our MacvlanNetwork
-        // CRD are installed with the control plane.
+        // The examples live in the seed's namespace (docs/seed-setup.md: prod); Volcano's Job CRD and our
+        // MacvlanNetwork CRD are installed with the control plane.
         CLUSTER.controlPlane().ensureNamespace("prod");
         Path path = Path.of(System.getProperty("railyard.e2e.examples", "../deploy/examples"), file);
         List<HelmChart.Manifest> manifests = HelmChart.parse(Files.readString(path), file);

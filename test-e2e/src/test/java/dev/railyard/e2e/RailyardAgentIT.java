@@ -1,7 +1,7 @@
 package dev.railyard.e2e;
 
-import static dev.railyard.topology.agent.FakeKubelet.devices;
-import static dev.railyard.topology.agent.FakeKubelet.pod;
+import static dev.railyard.agent.FakeKubelet.devices;
+import static dev.railyard.agent.FakeKubelet.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -18,10 +18,10 @@ import dev.railyard.api.topology.NodeTopologySpec;
 import dev.railyard.api.topology.NodeTopologyStatus;
 import dev.railyard.api.topology.PodAllocation;
 import dev.railyard.api.topology.RdmaResourceStatus;
-import dev.railyard.topology.agent.FakeKubelet;
-import dev.railyard.topology.agent.FakeNvidiaSmi;
-import dev.railyard.topology.agent.SysfsHostDiscovery;
-import dev.railyard.topology.agent.podresources.v1.ContainerDevices;
+import dev.railyard.agent.FakeKubelet;
+import dev.railyard.agent.FakeNvidiaSmi;
+import dev.railyard.agent.SysfsHostDiscovery;
+import dev.railyard.agent.podresources.v1.ContainerDevices;
 import dev.railyard.topology.discovery.NvidiaSmiTopoParser;
 import dev.railyard.topology.discovery.sysfs.SysfsFixtureMachines;
 import dev.railyard.topology.pairing.RailPairing;
@@ -51,8 +51,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * kube-apiserver (issue 7, acceptance "against a real kube-apiserver"): a sysfs tree generated for a fixture machine
  * ({@link SysfsFixtureMachines}), a fake kubelet serving PodResources v1 on a unix socket in this JVM
  * ({@link FakeKubelet}) and an {@code nvidia-smi} stand-in answering with the fixture's {@code topo -m} dump and
- * GPU UUIDs ({@link FakeNvidiaSmi}), all from topology's test jar. Only etcd and kube-apiserver run; every assertion
- * is on what the API server holds, or on the agent's own {@code /healthz} and {@code /metrics}.
+ * GPU UUIDs ({@link FakeNvidiaSmi}), from the topology and agent test jars. Only etcd and kube-apiserver run; every
+ * assertion is on what the API server holds, or on the agent's own {@code /healthz} and {@code /metrics}.
  *
  * <p>Each test runs its own agent for its own node name, so the tests do not depend on each other's objects. The
  * agent reads the node every 500 ms and writes non-health changes at most once a second; heartbeat rewrites

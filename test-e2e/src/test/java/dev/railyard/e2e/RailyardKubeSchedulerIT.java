@@ -1,8 +1,5 @@
 package dev.railyard.e2e;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.topology.GpuHcaPair;
@@ -14,6 +11,13 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSchedulingGate;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,12 +25,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The kube-scheduler path: the seed's rdma-test pod (as a plain pod for the default scheduler) through a real
@@ -169,7 +170,7 @@ class RailyardKubeSchedulerIT {
         versions.assertHintsWrittenWithBinding(name, PodVersions.ATOMIC_KEYS, BIND);
         assertThat(client.v1().events().inNamespace(SeedWorkloads.NAMESPACE).list().getItems())
                 .noneMatch(e -> name.equals(e.getInvolvedObject().getName())
-                        && dev.railyard.scheduler.hints.HintBackfill.EVENT_REASON.equals(e.getReason()));
+                        && dev.railyard.scheduler.hints.delivery.HintBackfill.EVENT_REASON.equals(e.getReason()));
         System.out.println("[e2e] RailyardKubeSchedulerIT pod versions (bind verb path):\n"
                 + versions.describe(List.of(name)));
     }

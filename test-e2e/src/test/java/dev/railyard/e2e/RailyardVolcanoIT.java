@@ -1,8 +1,5 @@
 package dev.railyard.e2e;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.railyard.api.hints.HintAnnotations;
 import dev.railyard.api.topology.GpuHcaPair;
@@ -11,15 +8,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +17,19 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Railyard as vc-scheduler's extender, in its recommended configuration (docs/serve.md: predicate, prioritize,
@@ -106,7 +107,7 @@ class RailyardVolcanoIT {
         for (String n : names) {
             versions.assertHintsWrittenWithBinding(n, PodVersions.ATOMIC_KEYS, BIND);
             assertThat(view.events(n)).as("events of " + n).noneMatch(e ->
-                    dev.railyard.scheduler.hints.HintBackfill.EVENT_REASON.equals(e.getReason()));
+                    dev.railyard.scheduler.hints.delivery.HintBackfill.EVENT_REASON.equals(e.getReason()));
         }
         System.out.println("[e2e] RailyardVolcanoIT pod versions (webhook path):\n" + versions.describe(names));
     }

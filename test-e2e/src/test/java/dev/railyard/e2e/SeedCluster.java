@@ -103,7 +103,7 @@ public final class SeedCluster {
      * {@code networkNamespace}; config = macvlan plugin with master, mode, mtu and the IPAM JSON;
      * docs/formats/network-operator.md §1).
      */
-    static GenericKubernetesResource networkAttachmentDefinition(GenericKubernetesResource macvlan) {
+    public static GenericKubernetesResource networkAttachmentDefinition(GenericKubernetesResource macvlan) {
         String name = macvlan.getMetadata().getName();
         ObjectNode config = JSON.createObjectNode();
         config.put("cniVersion", "0.3.1");

@@ -16,7 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The seed's workloads ({@code shared/seed-setup.md}), loaded from this module's test resources. */
+/** The seed's workloads ({@code docs/seed-setup.md}), loaded from this module's test resources. */
 public final class SeedWorkloads {
 
     /** Namespace the seed's job and networks use. */

@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Named.named;
 
 /**
- * One case per topology-kind fixture of {@code shared/fixtures/cases} (artifact text copied to
- * {@code src/test/resources/fixtures}, multi-node files split per node): the full rail map, every exclusion, the
+ * One case per topology-kind fixture in {@code src/test/resources/fixtures} (public {@code nvidia-smi topo -m}
+ * captures, artifact text copied verbatim, multi-node files split per node): the full rail map, every exclusion, the
  * {@code complete} flag and the warnings that must name where the dump is damaged.
  *
  * <p>Expected values are read off the matrices by hand; each case's comment says which cells decide it and where

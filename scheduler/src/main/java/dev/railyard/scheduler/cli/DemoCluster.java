@@ -144,25 +144,56 @@ final class DemoCluster {
         List<NodeState> nodes = new ArrayList<>();
         Map<String, String> machineOf = new LinkedHashMap<>();
         for (NodeDoc n : doc.nodes()) {
-            if (n.name() == null || n.machine() == null) {
-                throw new InputException(where + clusterName + ": a node needs name and machine");
-            }
-            NodeTopologySpec spec = specs.get(n.machine());
-            if (spec == null) {
-                throw new InputException(where + clusterName + ": node " + n.name() + ": unknown machine "
-                        + n.machine());
-            }
-            List<HcaResource> res = new ArrayList<>();
-            for (var e : (doc.rdmaResources() == null ? Map.<String, String>of() : doc.rdmaResources()).entrySet()) {
-                String hca = hcaWithNetdev(spec, e.getValue());
-                if (hca != null) {
-                    res.add(new HcaResource(e.getKey(), hca, 100, 0));
-                }
-            }
-            nodes.add(new NodeState(n.name(), Map.of("railyard.dev/machine", n.machine()), spec,
-                    n.busyGpus() == null ? Set.of() : Set.copyOf(n.busyGpus()), res, true));
+            nodes.add(nodeState(n, doc, specs, where + clusterName));
             machineOf.put(n.name(), n.machine());
         }
+        FabricModel fabric = readFabric(files, where, doc);
+        String ns = doc.networkNamespace() == null ? "default" : doc.networkNamespace();
+        List<SecondaryNetwork> networks = new ArrayList<>();
+        Instant now = Instant.parse("2026-09-01T00:00:00Z");
+        IpamSnapshot.Builder ipam = IpamSnapshot.builder(now);
+        for (NetworkDoc n : doc.networks() == null ? List.<NetworkDoc>of() : doc.networks()) {
+            String pool = n.range().replace('/', '-');
+            networks.add(new SecondaryNetwork(ns, n.name(), n.master(), n.range(), pool));
+            addNetworkObjects(ipam, doc, ns, n, pool);
+        }
+        IpPoolLedger ledger = null;
+        if (!networks.isEmpty()) {
+            ledger = new IpPoolLedger(Clock.fixed(now, ZoneOffset.UTC), Duration.ofHours(1),
+                    doc.whereaboutsNamespace());
+            ledger.update(ipam.build());
+        }
+        ClusterSnapshot snapshot = new ClusterSnapshot(nodes, networks, fabric, ledger);
+        return new Loaded(snapshot, ledger, machineOf, machines,
+                doc.networks() == null ? List.of() : doc.networks(), ns);
+    }
+
+    /**
+     * One node of the cluster file: its machine's paired topology and the RDMA resources whose netdev the machine has.
+     *
+     * @param file the cluster file, for messages
+     */
+    private static NodeState nodeState(NodeDoc n, ClusterDoc doc, Map<String, NodeTopologySpec> specs, String file) {
+        if (n.name() == null || n.machine() == null) {
+            throw new InputException(file + ": a node needs name and machine");
+        }
+        NodeTopologySpec spec = specs.get(n.machine());
+        if (spec == null) {
+            throw new InputException(file + ": node " + n.name() + ": unknown machine " + n.machine());
+        }
+        List<HcaResource> res = new ArrayList<>();
+        for (var e : (doc.rdmaResources() == null ? Map.<String, String>of() : doc.rdmaResources()).entrySet()) {
+            String hca = hcaWithNetdev(spec, e.getValue());
+            if (hca != null) {
+                res.add(new HcaResource(e.getKey(), hca, 100, 0));
+            }
+        }
+        return new NodeState(n.name(), Map.of("railyard.dev/machine", n.machine()), spec,
+                n.busyGpus() == null ? Set.of() : Set.copyOf(n.busyGpus()), res, true);
+    }
+
+    /** The fabric file the cluster file names, or {@code fabric.yaml} when there is one, else no fabric. */
+    private static FabricModel readFabric(Opener files, String where, ClusterDoc doc) {
         FabricModel fabric = FabricModel.empty();
         String fabricName = doc.fabric() == null ? "fabric.yaml" : doc.fabric();
         try (InputStream in = files.open(fabricName)) {
@@ -174,55 +205,48 @@ final class DemoCluster {
         } catch (IOException e) {
             throw InputException.reading(where + fabricName, e);
         }
-        String ns = doc.networkNamespace() == null ? "default" : doc.networkNamespace();
-        List<SecondaryNetwork> networks = new ArrayList<>();
-        Instant now = Instant.parse("2026-09-01T00:00:00Z");
-        IpamSnapshot.Builder ipam = IpamSnapshot.builder(now);
-        for (NetworkDoc n : doc.networks() == null ? List.<NetworkDoc>of() : doc.networks()) {
-            String pool = n.range().replace('/', '-');
-            networks.add(new SecondaryNetwork(ns, n.name(), n.master(), n.range(), pool));
-            String ipamJson = "{\"type\":\"whereabouts\",\"datastore\":\"kubernetes\",\"kubernetes\":{\"kubeconfig\":"
-                    + "\"/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig\"},\"range\":\"" + n.range()
-                    + "\",\"log_file\":\"/var/log/whereabouts.log\",\"log_level\":\"info\",\"gateway\":\""
-                    + n.gateway() + "\"}";
-            MacvlanNetwork mv = new MacvlanNetwork();
-            mv.setMetadata(new ObjectMetaBuilder().withName(n.name()).build());
-            mv.setSpec(new MacvlanNetworkSpec(ns, n.master(), "bridge", 1500, ipamJson, null));
-            ipam.macvlanNetwork(mv);
-            NetworkAttachmentDefinition nad = new NetworkAttachmentDefinition();
-            nad.setMetadata(new ObjectMetaBuilder().withName(n.name()).withNamespace(ns).build());
-            nad.setSpec(new NetworkAttachmentDefinitionSpec("{\"cniVersion\":\"0.3.1\",\"name\":\"" + n.name()
-                    + "\",\"type\":\"macvlan\",\"master\":\"" + n.master() + "\",\"mode\":\"bridge\",\"mtu\":1500,"
-                    + "\"ipam\":" + ipamJson + "}"));
-            ipam.networkAttachmentDefinition(nad);
-            int used = doc.allocated() == null ? 0 : doc.allocated().getOrDefault(n.name(), 0);
-            int stale = doc.staleHolders() == null ? 0 : doc.staleHolders().getOrDefault(n.name(), 0);
-            if (used > 0) {
-                Map<String, IPAllocation> alloc = new LinkedHashMap<>();
-                Set<String> live = new HashSet<>();
-                for (int k = 1; k <= used; k++) {
-                    String pod = ns + "/batch-" + n.name().substring(n.name().lastIndexOf('-') + 1) + "-" + k;
-                    alloc.put(Integer.toString(k), new IPAllocation(String.format("%064x", k), pod, "net1"));
-                    if (k <= used - stale) {
-                        live.add(pod);
-                    }
+        return fabric;
+    }
+
+    /**
+     * Adds a network's MacvlanNetwork, NetworkAttachmentDefinition and, when the cluster file says addresses are
+     * taken, its whereabouts IPPool with that many allocations (the last {@code staleHolders} of them held by pods
+     * that no longer exist).
+     */
+    private static void addNetworkObjects(IpamSnapshot.Builder ipam, ClusterDoc doc, String ns, NetworkDoc n,
+                                          String pool) {
+        String ipamJson = "{\"type\":\"whereabouts\",\"datastore\":\"kubernetes\",\"kubernetes\":{\"kubeconfig\":"
+                + "\"/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig\"},\"range\":\"" + n.range()
+                + "\",\"log_file\":\"/var/log/whereabouts.log\",\"log_level\":\"info\",\"gateway\":\""
+                + n.gateway() + "\"}";
+        MacvlanNetwork mv = new MacvlanNetwork();
+        mv.setMetadata(new ObjectMetaBuilder().withName(n.name()).build());
+        mv.setSpec(new MacvlanNetworkSpec(ns, n.master(), "bridge", 1500, ipamJson, null));
+        ipam.macvlanNetwork(mv);
+        NetworkAttachmentDefinition nad = new NetworkAttachmentDefinition();
+        nad.setMetadata(new ObjectMetaBuilder().withName(n.name()).withNamespace(ns).build());
+        nad.setSpec(new NetworkAttachmentDefinitionSpec("{\"cniVersion\":\"0.3.1\",\"name\":\"" + n.name()
+                + "\",\"type\":\"macvlan\",\"master\":\"" + n.master() + "\",\"mode\":\"bridge\",\"mtu\":1500,"
+                + "\"ipam\":" + ipamJson + "}"));
+        ipam.networkAttachmentDefinition(nad);
+        int used = doc.allocated() == null ? 0 : doc.allocated().getOrDefault(n.name(), 0);
+        int stale = doc.staleHolders() == null ? 0 : doc.staleHolders().getOrDefault(n.name(), 0);
+        if (used > 0) {
+            Map<String, IPAllocation> alloc = new LinkedHashMap<>();
+            Set<String> live = new HashSet<>();
+            for (int k = 1; k <= used; k++) {
+                String pod = ns + "/batch-" + n.name().substring(n.name().lastIndexOf('-') + 1) + "-" + k;
+                alloc.put(Integer.toString(k), new IPAllocation(String.format("%064x", k), pod, "net1"));
+                if (k <= used - stale) {
+                    live.add(pod);
                 }
-                IPPool p = new IPPool();
-                p.setMetadata(new ObjectMetaBuilder().withName(pool).withNamespace(doc.whereaboutsNamespace()).build());
-                p.setSpec(new IPPoolSpec(n.range(), alloc));
-                ipam.ipPool(p);
-                ipam.livePods(live);
             }
+            IPPool p = new IPPool();
+            p.setMetadata(new ObjectMetaBuilder().withName(pool).withNamespace(doc.whereaboutsNamespace()).build());
+            p.setSpec(new IPPoolSpec(n.range(), alloc));
+            ipam.ipPool(p);
+            ipam.livePods(live);
         }
-        IpPoolLedger ledger = null;
-        if (!networks.isEmpty()) {
-            ledger = new IpPoolLedger(Clock.fixed(now, ZoneOffset.UTC), Duration.ofHours(1),
-                    doc.whereaboutsNamespace());
-            ledger.update(ipam.build());
-        }
-        ClusterSnapshot snapshot = new ClusterSnapshot(nodes, networks, fabric, ledger);
-        return new Loaded(snapshot, ledger, machineOf, machines,
-                doc.networks() == null ? List.of() : doc.networks(), ns);
     }
 
     private static String hcaWithNetdev(NodeTopologySpec spec, String netdev) {

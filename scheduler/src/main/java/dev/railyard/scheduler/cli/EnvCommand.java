@@ -1,11 +1,11 @@
 package dev.railyard.scheduler.cli;
 
 import dev.railyard.api.hints.NcclVersion;
-import dev.railyard.scheduler.hints.AllocatedGpus;
-import dev.railyard.scheduler.hints.GidTable;
 import dev.railyard.scheduler.hints.HintFile;
-import dev.railyard.scheduler.hints.NcclEnvironment;
-import dev.railyard.scheduler.hints.PodAddresses;
+import dev.railyard.scheduler.hints.podenv.AllocatedGpus;
+import dev.railyard.scheduler.hints.podenv.GidTable;
+import dev.railyard.scheduler.hints.podenv.NcclEnvironment;
+import dev.railyard.scheduler.hints.podenv.PodAddresses;
 import dev.railyard.topology.InputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

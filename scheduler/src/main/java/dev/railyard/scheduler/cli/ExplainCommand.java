@@ -35,23 +35,26 @@ final class ExplainCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "name what to explain: job or pod");
     }
 
-    /** {@code explain job}. */
-    @Command(name = "job", mixinStandardHelpOptions = true,
-            description = {"Explain a Volcano Job or PodGroup (NS/NAME), or where the Volcano Jobs of FILE would land "
-                    + "(what-if; several jobs are placed one after the other).",
-                    "Exit 0: placed or would be placed; 1: unschedulable; 2: bad input."})
-    static final class Job implements Callable<Integer> {
+    /** What {@code explain job} and {@code explain pod} share: the cluster source and {@code --nodes}. */
+    abstract static class Subcommand implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
-
-        @Parameters(paramLabel = "NS/NAME|FILE", description = "A Volcano Job or PodGroup, or a Volcano Job YAML file.")
-        String target;
 
         @Mixin
         ClusterSourceOptions source;
 
         @Option(names = "--nodes", description = "List every node's reasons, not only the aggregate.")
         boolean nodes;
+    }
+
+    /** {@code explain job}. */
+    @Command(name = "job", mixinStandardHelpOptions = true,
+            description = {"Explain a Volcano Job or PodGroup (NS/NAME), or where the Volcano Jobs of FILE would land "
+                    + "(what-if; several jobs are placed one after the other).",
+                    "Exit 0: placed or would be placed; 1: unschedulable; 2: bad input."})
+    static final class Job extends Subcommand {
+        @Parameters(paramLabel = "NS/NAME|FILE", description = "A Volcano Job or PodGroup, or a Volcano Job YAML file.")
+        String target;
 
         @Override
         public Integer call() {
@@ -81,18 +84,9 @@ final class ExplainCommand implements Runnable {
     @Command(name = "pod", mixinStandardHelpOptions = true,
             description = {"Explain where a pod is, or why it waits and where its gang would go.",
                     "Exit 0: placed or would be placed; 1: unschedulable; 2: bad input."})
-    static final class Pod implements Callable<Integer> {
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    static final class Pod extends Subcommand {
         @Parameters(paramLabel = "NS/NAME", description = "The pod (namespace of the kubeconfig context when omitted).")
         String target;
-
-        @Mixin
-        ClusterSourceOptions source;
-
-        @Option(names = "--nodes", description = "List every node's reasons, not only the aggregate.")
-        boolean nodes;
 
         @Override
         public Integer call() {

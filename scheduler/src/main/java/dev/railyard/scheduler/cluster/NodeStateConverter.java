@@ -181,108 +181,141 @@ public final class NodeStateConverter {
     private static Set<Integer> allocatedGpus(String node, NodeTopologySpec spec, NodeTopologyStatus status,
                                               List<PodView> pods, Map<String, String> accounting,
                                               List<String> warnings) {
-        Set<Integer> taken = new TreeSet<>();
+        GpuTally tally = new GpuTally();
         Map<String, PodAllocation> byPod = new HashMap<>();
         if (status != null) {
-            taken.addAll(status.allocatedGpus());
+            tally.taken.addAll(status.allocatedGpus());
             for (PodAllocation a : status.allocations()) {
                 byPod.put(a.namespace() + "/" + a.name(), a);
             }
         }
-        int fromAgent = 0;
-        int fromHint = 0;
-        int fromCount = 0;
-        int unknown = 0;
-        // (1) the agent's per-pod allocations: the kubelet's word, taken as they are
-        Set<Integer> claimed = new HashSet<>();
-        List<PodView> rest = new ArrayList<>();
-        for (PodView p : pods) {
-            int want = p.gpus();
-            if (want <= 0) {
-                continue;
-            }
-            PodAllocation a = byPod.get(p.key());
-            if (a == null) {
-                rest.add(p);
-                continue;
-            }
-            int known = 0;
-            for (AllocatedGpu g : a.gpus()) {
-                if (g.index() != null) {
-                    taken.add(g.index());
-                    claimed.add(g.index());
-                    known++;
-                }
-            }
-            fromAgent++;
-            unknown += Math.max(0, want - known);
-        }
-        // (2) placement hints; a GPU the node does not have, or that another pod already claims, is counted as
-        // unknown instead, so two pods' hints never make one GPU count once for both
-        Set<Integer> exists = new HashSet<>();
-        if (spec != null) {
-            spec.gpus().forEach(g -> exists.add(g.index()));
-        }
-        List<PodView> byCount = new ArrayList<>();
-        for (PodView p : rest) {
-            List<Integer> hinted = hintGpus(p, node, warnings);
-            if (hinted == null) {
-                byCount.add(p);
-                continue;
-            }
-            int known = 0;
-            List<Integer> clashes = new ArrayList<>();
-            for (int g : new TreeSet<>(hinted)) {
-                if ((spec != null && !exists.contains(g)) || !claimed.add(g)) {
-                    clashes.add(g);
-                    continue;
-                }
-                taken.add(g);
-                known++;
-            }
-            if (!clashes.isEmpty()) {
-                warnings.add("Pod " + p.key() + ": its " + HintAnnotations.PLACEMENT + " hint names GPUs " + clashes
-                        + " that node " + node + " lacks or another pod holds; counted by its request instead");
-            }
-            fromHint++;
-            unknown += Math.max(0, p.gpus() - known);
-        }
+        List<PodView> rest = tally.countAgentAllocations(pods, byPod);
+        List<PodView> byCount = tally.countHints(rest, node, spec, warnings);
         // (3) the request count alone (filled below from the lowest free indices)
         for (PodView p : byCount) {
-            fromCount++;
-            unknown += p.gpus();
+            tally.fromCount++;
+            tally.unknown += p.gpus();
         }
-        if (unknown > 0 && spec != null) {
-            int left = unknown;
-            for (Gpu g : spec.gpus()) {
-                if (left == 0) {
-                    break;
+        tally.fillUnknown(node, spec, warnings);
+        String described = tally.describe(status);
+        if (described != null) {
+            accounting.put(node, described);
+        }
+        return tally.taken;
+    }
+
+    /** GPUs a node's pods hold, and how each pod's share was known; one use, one node. */
+    private static final class GpuTally {
+        final Set<Integer> taken = new TreeSet<>();
+        /** GPUs a pod has been given by the agent or a hint: a second claim on one is a clash */
+        final Set<Integer> claimed = new HashSet<>();
+        int fromAgent;
+        int fromHint;
+        int fromCount;
+        /** GPUs held by pods whose indices are not known, filled from the lowest free indices */
+        int unknown;
+
+        /** (1) the agent's per-pod allocations, the kubelet's word, taken as they are; returns the other pods. */
+        List<PodView> countAgentAllocations(List<PodView> pods, Map<String, PodAllocation> byPod) {
+            List<PodView> rest = new ArrayList<>();
+            for (PodView p : pods) {
+                int want = p.gpus();
+                if (want <= 0) {
+                    continue;
                 }
-                if (taken.add(g.index())) {
-                    left--;
+                PodAllocation a = byPod.get(p.key());
+                if (a == null) {
+                    rest.add(p);
+                    continue;
+                }
+                int known = 0;
+                for (AllocatedGpu g : a.gpus()) {
+                    if (g.index() != null) {
+                        taken.add(g.index());
+                        claimed.add(g.index());
+                        known++;
+                    }
+                }
+                fromAgent++;
+                unknown += Math.max(0, want - known);
+            }
+            return rest;
+        }
+
+        /**
+         * (2) placement hints; a GPU the node does not have, or that another pod already claims, is counted as
+         * unknown instead, so two pods' hints never make one GPU count once for both.
+         *
+         * @return the pods without a hint for this node
+         */
+        List<PodView> countHints(List<PodView> pods, String node, NodeTopologySpec spec, List<String> warnings) {
+            Set<Integer> exists = new HashSet<>();
+            if (spec != null) {
+                spec.gpus().forEach(g -> exists.add(g.index()));
+            }
+            List<PodView> byCount = new ArrayList<>();
+            for (PodView p : pods) {
+                List<Integer> hinted = hintGpus(p, node, warnings);
+                if (hinted == null) {
+                    byCount.add(p);
+                    continue;
+                }
+                int known = 0;
+                List<Integer> clashes = new ArrayList<>();
+                for (int g : new TreeSet<>(hinted)) {
+                    if ((spec != null && !exists.contains(g)) || !claimed.add(g)) {
+                        clashes.add(g);
+                        continue;
+                    }
+                    taken.add(g);
+                    known++;
+                }
+                if (!clashes.isEmpty()) {
+                    warnings.add("Pod " + p.key() + ": its " + HintAnnotations.PLACEMENT + " hint names GPUs "
+                            + clashes + " that node " + node + " lacks or another pod holds; counted by its request "
+                            + "instead");
+                }
+                fromHint++;
+                unknown += Math.max(0, p.gpus() - known);
+            }
+            return byCount;
+        }
+
+        /** Takes the {@link #unknown} GPUs from the lowest free indices; warns when the node has too few. */
+        void fillUnknown(String node, NodeTopologySpec spec, List<String> warnings) {
+            if (unknown > 0 && spec != null) {
+                int left = unknown;
+                for (Gpu g : spec.gpus()) {
+                    if (left == 0) {
+                        break;
+                    }
+                    if (taken.add(g.index())) {
+                        left--;
+                    }
+                }
+                if (left > 0) {
+                    warnings.add("Node " + node + ": its pods hold " + left + " more GPUs than the node has free");
                 }
             }
-            if (left > 0) {
-                warnings.add("Node " + node + ": its pods hold " + left + " more GPUs than the node has free");
+        }
+
+        /** @return how the GPUs were known ({@code node agent: 2 pods; placement hint: 1 pod}), or null */
+        String describe(NodeTopologyStatus status) {
+            List<String> parts = new ArrayList<>();
+            if (fromAgent > 0) {
+                parts.add("node agent: " + pods(fromAgent));
             }
+            if (fromHint > 0) {
+                parts.add("placement hint: " + pods(fromHint));
+            }
+            if (fromCount > 0) {
+                parts.add("request count: " + pods(fromCount) + " (lowest free GPU indices assumed)");
+            }
+            if (parts.isEmpty() && status != null && !status.allocatedGpus().isEmpty()) {
+                parts.add("node agent: GPUs " + status.allocatedGpus());
+            }
+            return parts.isEmpty() ? null : String.join("; ", parts);
         }
-        List<String> parts = new ArrayList<>();
-        if (fromAgent > 0) {
-            parts.add("node agent: " + pods(fromAgent));
-        }
-        if (fromHint > 0) {
-            parts.add("placement hint: " + pods(fromHint));
-        }
-        if (fromCount > 0) {
-            parts.add("request count: " + pods(fromCount) + " (lowest free GPU indices assumed)");
-        }
-        if (parts.isEmpty() && status != null && !status.allocatedGpus().isEmpty()) {
-            parts.add("node agent: GPUs " + status.allocatedGpus());
-        }
-        if (!parts.isEmpty()) {
-            accounting.put(node, String.join("; ", parts));
-        }
-        return taken;
     }
 
     private static String pods(int n) {

@@ -14,7 +14,8 @@ import java.util.Map;
  * ({@code scheduling.volcano.sh/v1beta1}: {@code spec.minMember}, {@code spec.networkTopology}, annotations) and
  * {@code HyperNode} ({@code topology.volcano.sh/v1alpha1}: {@code spec.tier}, {@code spec.tierName},
  * {@code spec.members[]} with one of {@code exactMatch.name}, {@code regexMatch.pattern}, {@code labelMatch}). Field
- * names follow upstream's {@code hypernode_types.go} and {@code podgroup types.go} (wire-formats.md §1.8, §4.1).
+ * names follow upstream's {@code hypernode_types.go} and {@code podgroup types.go} (docs/formats/volcano-job.md §2,
+ * docs/formats/volcano-network-topology.md §1).
  */
 public final class VolcanoObjectConverter {
     private VolcanoObjectConverter() {

@@ -62,14 +62,7 @@ final class LocalSelection {
             }
             combos = Math.min((long) EXACT_LIMIT + 1, combos * binomial(pools[r].length, need[r]));
         }
-        int[] groupFree = view.groupFree.clone();
-        if (taken != null) {
-            for (int i = 0; i < taken.length; i++) {
-                if (taken[i]) {
-                    view.take(groupFree, i);
-                }
-            }
-        }
+        int[] groupFree = groupFreeAfter(view, taken);
         Search s = new Search(view, pools, need, total, groupFree, weights);
         if (combos <= EXACT_LIMIT) {
             s.exact(0, 0, 0, 0, 0);
@@ -90,14 +83,7 @@ final class LocalSelection {
             return null;
         }
         int groups = view.groupSize.length;
-        int[] groupFree = view.groupFree.clone();
-        if (taken != null) {
-            for (int i = 0; i < taken.length; i++) {
-                if (taken[i]) {
-                    view.take(groupFree, i);
-                }
-            }
-        }
+        int[] groupFree = groupFreeAfter(view, taken);
         int freeBefore = 0;
         for (int f : groupFree) {
             freeBefore += f;
@@ -119,22 +105,7 @@ final class LocalSelection {
         best[0][0] = 0;
         for (int g = 0; g < groups; g++) {
             List<Integer> ps = byGroup.get(g);
-            int size = view.groupSize[g];
-            boolean brokenBefore = groupFree[g] > 0 && groupFree[g] < size;
-            long[] costOf = new long[ps.size() + 1];
-            long pen = 0;
-            int capableTaken = 0;
-            for (int x = 0; x <= ps.size(); x++) {
-                if (x > 0) {
-                    pen += w.penalty(view.binding[ps.get(x - 1)].distance());
-                    capableTaken += view.capable[ps.get(x - 1)] ? 1 : 0;
-                }
-                int after = groupFree[g] - capableTaken;
-                boolean brokenAfter = after > 0 && after < size;
-                costOf[x] = (long) w.pairing() * pen
-                        + (long) w.fragmentation() * ((brokenAfter ? 1 : 0) - (brokenBefore ? 1 : 0))
-                        - (long) w.tightness() * capableTaken;
-            }
+            long[] costOf = groupCosts(view, groupFree, g, ps, w);
             for (int n = 0; n <= total; n++) {
                 if (best[g][n] == inf) {
                     continue;
@@ -173,6 +144,43 @@ final class LocalSelection {
         long cost = (long) w.pairing() * penalty + (long) w.fragmentation() * broken + (long) w.tightness() * leftover;
         Arrays.sort(chosen);
         return new Choice(chosen, cost, penalty, broken, leftover);
+    }
+
+    /** Free GPUs per locality group once the positions in {@code taken} (may be null) are gone. */
+    private static int[] groupFreeAfter(NodeRailView view, boolean[] taken) {
+        int[] groupFree = view.groupFree.clone();
+        if (taken != null) {
+            for (int i = 0; i < taken.length; i++) {
+                if (taken[i]) {
+                    view.take(groupFree, i);
+                }
+            }
+        }
+        return groupFree;
+    }
+
+    /**
+     * The knapsack's item costs for group {@code g}: element x is the cost part of taking the group's first x
+     * eligible GPUs {@code ps} (nearest first): pairing penalty, a newly broken (or mended) group, tightness credit.
+     */
+    private static long[] groupCosts(NodeRailView view, int[] groupFree, int g, List<Integer> ps, CostWeights w) {
+        int size = view.groupSize[g];
+        boolean brokenBefore = groupFree[g] > 0 && groupFree[g] < size;
+        long[] costOf = new long[ps.size() + 1];
+        long pen = 0;
+        int capableTaken = 0;
+        for (int x = 0; x <= ps.size(); x++) {
+            if (x > 0) {
+                pen += w.penalty(view.binding[ps.get(x - 1)].distance());
+                capableTaken += view.capable[ps.get(x - 1)] ? 1 : 0;
+            }
+            int after = groupFree[g] - capableTaken;
+            boolean brokenAfter = after > 0 && after < size;
+            costOf[x] = (long) w.pairing() * pen
+                    + (long) w.fragmentation() * ((brokenAfter ? 1 : 0) - (brokenBefore ? 1 : 0))
+                    - (long) w.tightness() * capableTaken;
+        }
+        return costOf;
     }
 
     private static int[] filter(int[] positions, boolean[] taken) {

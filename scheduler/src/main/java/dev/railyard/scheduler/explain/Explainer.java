@@ -1,10 +1,5 @@
 package dev.railyard.scheduler.explain;
 
-import dev.railyard.api.hints.PlacementHint;
-import dev.railyard.api.topology.AllocatedGpu;
-import dev.railyard.api.topology.GpuHcaPair;
-import dev.railyard.api.topology.NodeTopologyStatus;
-import dev.railyard.api.topology.PodAllocation;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.ClusterObjects;
 import dev.railyard.scheduler.cluster.ClusterView;
@@ -16,7 +11,6 @@ import dev.railyard.scheduler.engine.ClusterSnapshot;
 import dev.railyard.scheduler.engine.GangContext;
 import dev.railyard.scheduler.engine.GangPlan;
 import dev.railyard.scheduler.engine.GangRequest;
-import dev.railyard.scheduler.engine.GpuBinding;
 import dev.railyard.scheduler.engine.NodeState;
 import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.PlacementEngine;
@@ -38,7 +32,6 @@ import dev.railyard.scheduler.ipam.PoolVerdict;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricModel;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -225,7 +218,7 @@ public final class Explainer {
         ClusterView view = p.view;
         PodGroup pg = view.podGroup(ns + "/" + name);
         if (pg == null) {
-            pg = podGroupOfJob(view, ns, name);
+            pg = PodGroupLookup.ofVolcanoJob(view, ns, name);
         }
         if (pg == null) {
             pg = view.coschedulingGroup(ns + "/" + name);
@@ -239,7 +232,7 @@ public final class Explainer {
         if (members.isEmpty()) {
             VolcanoJobTemplate.Job job = context.jobLookup().apply(ns + "/" + name);
             if (job == null && pg != null) {
-                String owner = jobOwner(view, pg);
+                String owner = PodGroupLookup.volcanoJobOwner(view, pg);
                 if (owner != null) {
                     job = context.jobLookup().apply(ns + "/" + owner);
                 }
@@ -259,69 +252,9 @@ public final class Explainer {
                         + "JOB.yaml), or add the Job to the snapshot (kubectl get vcjob -n " + ns + " -o yaml)");
             }
             throw new InputException("no PodGroup or Volcano Job " + ns + "/" + name + " in " + context.location()
-                    + namesIn(view, ns));
+                    + PodGroupLookup.namesIn(view, ns));
         }
         return fromPods(p, pg.namespace() + "/" + pg.name(), "PodGroup", pg, members, null);
-    }
-
-    private static String namesIn(ClusterView view, String ns) {
-        List<String> names = new ArrayList<>();
-        for (PodGroup g : view.podGroups().values()) {
-            if (g.namespace().equals(ns)) {
-                names.add(g.name());
-            }
-        }
-        for (PodGroup g : view.coschedulingGroups().values()) {
-            if (g.namespace().equals(ns) && !names.contains(g.name())) {
-                names.add(g.name());
-            }
-        }
-        return names.isEmpty() ? " (no PodGroups in namespace " + ns + ")"
-                : " (PodGroups in " + ns + ": " + String.join(", ", names.subList(0, Math.min(10, names.size())))
-                + (names.size() > 10 ? ", ..." : "") + ")";
-    }
-
-    /** @return the PodGroup owned by the Volcano Job {@code ns/name}, or named by its pods, or null */
-    private static PodGroup podGroupOfJob(ClusterView view, String ns, String name) {
-        for (GenericKubernetesResource r : view.objects().of(WatchedKind.POD_GROUP)) {
-            if (r.getMetadata() == null || !ns.equals(r.getMetadata().getNamespace())) {
-                continue;
-            }
-            for (OwnerReference o : r.getMetadata().getOwnerReferences() == null ? List.<OwnerReference>of()
-                    : r.getMetadata().getOwnerReferences()) {
-                if ("Job".equals(o.getKind()) && name.equals(o.getName())
-                        && o.getApiVersion() != null && o.getApiVersion().startsWith("batch.volcano.sh/")) {
-                    PodGroup pg = view.podGroup(ns + "/" + r.getMetadata().getName());
-                    if (pg != null) {
-                        return pg;
-                    }
-                }
-            }
-        }
-        for (PodView pod : view.pods().values()) {
-            if (pod.namespace().equals(ns) && name.equals(pod.annotations().get(PodView.JOB_NAME_ANNOTATION))) {
-                PodGroup pg = view.podGroupOf(pod);
-                if (pg != null) {
-                    return pg;
-                }
-            }
-        }
-        return null;
-    }
-
-    private static String jobOwner(ClusterView view, PodGroup pg) {
-        for (GenericKubernetesResource r : view.objects().of(WatchedKind.POD_GROUP)) {
-            if (r.getMetadata() != null && pg.name().equals(r.getMetadata().getName())
-                    && pg.namespace().equals(r.getMetadata().getNamespace())
-                    && r.getMetadata().getOwnerReferences() != null) {
-                for (OwnerReference o : r.getMetadata().getOwnerReferences()) {
-                    if ("Job".equals(o.getKind())) {
-                        return o.getName();
-                    }
-                }
-            }
-        }
-        return null;
     }
 
     /**
@@ -337,7 +270,7 @@ public final class Explainer {
         List<PodView> pending = members.stream().filter(m -> m.node() == null && !m.finished()).toList();
         List<Explanation.Placement> boundPlacements = new ArrayList<>();
         for (PodView b : bound) {
-            boundPlacements.add(boundPlacement(view, b));
+            boundPlacements.add(PodPlacements.bound(view, b));
         }
         String pgKey = pg == null ? null : pg.namespace() + "/" + pg.name();
         Integer min = pg == null ? null : pg.minMember();
@@ -395,7 +328,7 @@ public final class Explainer {
             List<Explanation.PoolLine> pools = networkPools(p.ledger.check(PodNetworksRequest.of(pod.namespace(),
                     pod.annotations()), 0, null), p.ledger.holds());
             List<Explanation.Placement> placements = pod.node() == null ? List.of()
-                    : List.of(boundPlacement(view, pod));
+                    : List.of(PodPlacements.bound(view, pod));
             String summary = pod.node() == null ? "the pod has finished (" + pod.phase() + ")"
                     : "bound to " + pod.node();
             return new Explanation.Gang(pod.key(), "Pod", pgKey, pg == null ? null : pg.minMember(),
@@ -488,7 +421,7 @@ public final class Explainer {
         if (outcome.schedulable()) {
             GangPlan plan = outcome.plan();
             for (PlannedPod pp : plan.pods()) {
-                placements.add(planned(pp, gang.pods().get(pp.index()).gpus()));
+                placements.add(PodPlacements.planned(pp, gang.pods().get(pp.index()).gpus()));
             }
             domain = new Explanation.Domain(plan.tier(), snapshot.fabric().tierName(plan.tier()), plan.domain());
             cost = new Explanation.Cost(plan.cost().relaxedNames(), plan.cost().tier(), plan.cost().hops(),
@@ -511,105 +444,11 @@ public final class Explainer {
                 view.snapshot().pools() == null ? List.of() : view.snapshot().pools().holds());
         return new Explanation.Gang(gangName, kind, pgKey, min, outcome.schedulable() ? Explanation.Gang.SCHEDULABLE
                 : Explanation.Gang.UNSCHEDULABLE, summary, gang.policy().describe(), gang.policy().sources(), domain,
-                cost, placements, reasons, groups(verdicts), nodes, pools, new ArrayList<>(notices));
+                cost, placements, reasons, ReasonGroups.of(verdicts), nodes, pools, new ArrayList<>(notices));
     }
 
     private static Explanation.ReasonEntry reason(Reason r) {
         return new Explanation.ReasonEntry(r.code().name(), r.summary(), r.detail());
-    }
-
-    /** Node reasons aggregated by summary, most nodes first, ties in order of first appearance. */
-    static List<Explanation.ReasonGroup> groups(List<NodeVerdict> verdicts) {
-        Map<String, List<String>> nodes = new LinkedHashMap<>();
-        Map<String, String> codes = new LinkedHashMap<>();
-        for (NodeVerdict v : verdicts) {
-            Set<String> seen = new HashSet<>();
-            for (Reason r : v.reasons()) {
-                if (seen.add(r.summary())) {
-                    nodes.computeIfAbsent(r.summary(), k -> new ArrayList<>()).add(v.node());
-                    codes.putIfAbsent(r.summary(), r.code().name());
-                }
-            }
-        }
-        List<String> order = new ArrayList<>(nodes.keySet());
-        List<Explanation.ReasonGroup> out = new ArrayList<>();
-        for (String s : order) {
-            out.add(new Explanation.ReasonGroup(codes.get(s), s, nodes.get(s).size(), nodes.get(s)));
-        }
-        out.sort((a, b) -> a.count() != b.count() ? Integer.compare(b.count(), a.count())
-                : Integer.compare(order.indexOf(a.summary()), order.indexOf(b.summary())));
-        return out;
-    }
-
-    private static Explanation.Placement planned(PlannedPod pp, int gpuCount) {
-        List<Explanation.GpuEntry> gpus = new ArrayList<>();
-        LinkedHashSet<String> hcas = new LinkedHashSet<>();
-        List<Integer> rails = new ArrayList<>();
-        for (GpuBinding b : pp.gpus()) {
-            gpus.add(new Explanation.GpuEntry(b.gpu(), b.hca(), b.rail(), b.distance().name()));
-            hcas.add(b.hca());
-            rails.add(b.rail());
-        }
-        return new Explanation.Placement(pp.pod(), pp.rank(), pp.node(), "plan", gpuCount, gpus,
-                new ArrayList<>(hcas), rails, pp.rails() == null ? null : pp.rails().toString());
-    }
-
-    /** Where a bound pod is: from its placement hint, else the node agent's allocation, else its request count. */
-    private static Explanation.Placement boundPlacement(ClusterView view, PodView pod) {
-        NodeState node = view.snapshot().node(pod.node());
-        PlacementHint h = pod.placementHint();
-        if (h != null) {
-            List<Explanation.GpuEntry> gpus = new ArrayList<>();
-            LinkedHashSet<String> hcas = new LinkedHashSet<>();
-            List<Integer> rails = new ArrayList<>();
-            for (PlacementHint.GpuHint g : h.gpus()) {
-                gpus.add(new Explanation.GpuEntry(g.gpu(), g.hca(), g.rail(),
-                        g.distance() == null ? null : g.distance().name()));
-                hcas.add(g.hca());
-                rails.add(g.rail());
-            }
-            return new Explanation.Placement(pod.name(), h.rank(), pod.node(), "bound", pod.gpus(), gpus,
-                    new ArrayList<>(hcas), rails, railSet(rails));
-        }
-        NodeTopologyStatus status = view.topologyStatuses().get(pod.node());
-        if (status != null) {
-            for (PodAllocation a : status.allocations()) {
-                if (a.namespace().equals(pod.namespace()) && a.name().equals(pod.name())) {
-                    List<Explanation.GpuEntry> gpus = new ArrayList<>();
-                    LinkedHashSet<String> hcas = new LinkedHashSet<>();
-                    List<Integer> rails = new ArrayList<>();
-                    for (AllocatedGpu g : a.gpus()) {
-                        if (g.index() == null) {
-                            continue;
-                        }
-                        GpuHcaPair pair = node == null || node.topology() == null ? null : node.topology().pairs()
-                                .stream().filter(x -> x.gpu() == g.index()).findFirst().orElse(null);
-                        gpus.add(new Explanation.GpuEntry(g.index(), pair == null ? null : pair.hca(),
-                                pair == null ? null : pair.rail(), pair == null ? null : pair.distance().name()));
-                        if (pair != null) {
-                            hcas.add(pair.hca());
-                            rails.add(pair.rail());
-                        }
-                    }
-                    return new Explanation.Placement(pod.name(), null, pod.node(), "bound", pod.gpus(), gpus,
-                            new ArrayList<>(hcas), rails, rails.size() == gpus.size() ? railSet(rails) : null);
-                }
-            }
-        }
-        return new Explanation.Placement(pod.name(), null, pod.node(), "bound-count", pod.gpus(), List.of(), List.of(),
-                List.of(), null);
-    }
-
-    /** @return {@code {0,1,2,3}} with multiplicities {@code {0×2,1×2}}, as the engine's rail vectors print */
-    static String railSet(List<Integer> rails) {
-        if (rails.isEmpty()) {
-            return null;
-        }
-        Map<Integer, Integer> counts = new TreeMap<>();
-        rails.forEach(r -> counts.merge(r, 1, Integer::sum));
-        List<String> parts = new ArrayList<>();
-        counts.forEach((r, c) -> parts.add(c > 1 ? r + "×" + c : Integer.toString(r)));
-        return "{" + String.join(",", parts) + "}";
     }
 
     // ---- pools -------------------------------------------------------------------------------------------------

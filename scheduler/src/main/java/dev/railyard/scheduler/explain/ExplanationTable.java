@@ -49,6 +49,49 @@ public final class ExplanationTable {
     }
 
     private static void gang(StringBuilder b, Explanation.Gang g, boolean nodeDetail) {
+        title(b, g);
+        if (g.domain() != null && g.cost() != null) {
+            planLine(b, g);
+        }
+        if (!g.reasons().isEmpty()) {
+            b.append("why not:\n");
+            for (Explanation.ReasonEntry r : g.reasons()) {
+                b.append("  ").append(r.summary());
+                if (r.detail() != null && !r.detail().isEmpty()) {
+                    b.append(": ").append(r.detail());
+                }
+                b.append('\n');
+            }
+        }
+        if (!g.placements().isEmpty()) {
+            placementTable(b, g);
+        }
+        if (!g.status().equals(Explanation.Gang.PLACED)) {
+            b.append("nodes: ").append(g.nodes().isEmpty()
+                    ? "not examined (the gang was refused before any node)" : nodesLine(g)).append('\n');
+            for (Explanation.ReasonGroup r : g.reasonGroups()) {
+                b.append("  ").append(r.summary()).append(" (").append(r.count()).append("): ")
+                        .append(String.join(", ", r.nodes())).append('\n');
+            }
+            if (nodeDetail) {
+                nodeLines(b, g);
+            } else if (!g.reasonGroups().isEmpty()) {
+                b.append("  (--nodes lists every node's reasons)\n");
+            }
+        } else {
+            b.append(g.summary()).append('\n');
+        }
+        if (!g.pools().isEmpty()) {
+            b.append("pools:\n");
+            pools(b, g.pools(), true);
+        }
+        for (String n : g.notices()) {
+            b.append("note: ").append(n).append('\n');
+        }
+    }
+
+    /** {@code == Volcano Job ns/name (PodGroup ..., minMember N): verdict}, then the policy line. */
+    private static void title(StringBuilder b, Explanation.Gang g) {
         String what = switch (g.kind()) {
             case "VolcanoJob" -> "Volcano Job";
             default -> g.kind();
@@ -76,84 +119,61 @@ public final class ExplanationTable {
             }
             b.append('\n');
         }
-        if (g.domain() != null && g.cost() != null) {
-            long nodes = g.placements().stream().filter(p -> p.source().equals("plan")).map(Explanation.Placement::node)
-                    .distinct().count();
-            b.append("plan: ").append(nodes).append(nodes == 1 ? " node" : " nodes").append(" in ")
-                    .append(g.domain().name()).append(" (tier ").append(g.domain().tier()).append(", ")
-                    .append(g.domain().tierName()).append("); ").append(g.cost().hops())
-                    .append(g.cost().hops() == 1 ? " switch hop" : " switch hops").append(" between pods, local cost ").append(g.cost().local()).append(", ")
-                    .append(g.cost().slack())
-                    .append(g.cost().slack() == 1 ? " GPU" : " GPUs").append(" left free in the domain");
-            if (!g.cost().relaxed().isEmpty()) {
-                b.append("; relaxed: ").append(String.join(", ", g.cost().relaxed()));
+    }
+
+    /** The plan's domain, switch hops, local cost, slack and relaxed preferences on one line. */
+    private static void planLine(StringBuilder b, Explanation.Gang g) {
+        long nodes = g.placements().stream().filter(p -> p.source().equals("plan")).map(Explanation.Placement::node)
+                .distinct().count();
+        b.append("plan: ").append(nodes).append(nodes == 1 ? " node" : " nodes").append(" in ")
+                .append(g.domain().name()).append(" (tier ").append(g.domain().tier()).append(", ")
+                .append(g.domain().tierName()).append("); ").append(g.cost().hops())
+                .append(g.cost().hops() == 1 ? " switch hop" : " switch hops").append(" between pods, local cost ")
+                .append(g.cost().local()).append(", ").append(g.cost().slack())
+                .append(g.cost().slack() == 1 ? " GPU" : " GPUs").append(" left free in the domain");
+        if (!g.cost().relaxed().isEmpty()) {
+            b.append("; relaxed: ").append(String.join(", ", g.cost().relaxed()));
+        }
+        b.append('\n');
+    }
+
+    /** One row per pod: rank, pod, node, GPUs, HCAs, rails, GPU–HCA pairs. */
+    private static void placementTable(StringBuilder b, Explanation.Gang g) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[]{"RANK", "POD", "NODE", "GPUS", "HCAS", "RAILS", "PAIRS"});
+        for (Explanation.Placement p : g.placements()) {
+            List<String> gpus = new ArrayList<>();
+            for (Explanation.GpuEntry x : p.gpus()) {
+                gpus.add(Integer.toString(x.gpu()));
+            }
+            String gpuText = gpus.isEmpty() ? p.gpuCount() + " (indices unknown)" : String.join(",", gpus);
+            String pairs = pairs(p);
+            rows.add(new String[]{p.rank() == null ? "-" : p.rank().toString(), p.pod(),
+                    p.node() + (p.source().equals("plan") ? "" : " (bound)"), gpuText,
+                    p.hcas().isEmpty() ? "-" : String.join(",", p.hcas()),
+                    p.railSet() == null ? "-" : p.railSet(), pairs.isEmpty() ? "-" : pairs});
+        }
+        table(b, rows, "  ");
+    }
+
+    /** Every node's verdict on its own line: fits with its free GPUs, or its reasons. */
+    private static void nodeLines(StringBuilder b, Explanation.Gang g) {
+        for (Explanation.NodeEntry n : g.nodes()) {
+            b.append("  ").append(n.node()).append(": ");
+            if (n.feasible()) {
+                b.append("fits (").append(n.freeGpus()).append(" GPUs free)");
+            } else {
+                List<String> rs = new ArrayList<>();
+                for (Explanation.ReasonEntry r : n.reasons()) {
+                    rs.add(r.detail() == null || r.detail().isEmpty() ? r.summary()
+                            : r.summary() + ": " + r.detail());
+                }
+                b.append(String.join("; ", rs));
+            }
+            if (n.gpuAccounting() != null) {
+                b.append(" [GPUs held: ").append(n.gpuAccounting()).append(']');
             }
             b.append('\n');
-        }
-        if (!g.reasons().isEmpty()) {
-            b.append("why not:\n");
-            for (Explanation.ReasonEntry r : g.reasons()) {
-                b.append("  ").append(r.summary());
-                if (r.detail() != null && !r.detail().isEmpty()) {
-                    b.append(": ").append(r.detail());
-                }
-                b.append('\n');
-            }
-        }
-        if (!g.placements().isEmpty()) {
-            List<String[]> rows = new ArrayList<>();
-            rows.add(new String[]{"RANK", "POD", "NODE", "GPUS", "HCAS", "RAILS", "PAIRS"});
-            for (Explanation.Placement p : g.placements()) {
-                List<String> gpus = new ArrayList<>();
-                for (Explanation.GpuEntry x : p.gpus()) {
-                    gpus.add(Integer.toString(x.gpu()));
-                }
-                String gpuText = gpus.isEmpty() ? p.gpuCount() + " (indices unknown)" : String.join(",", gpus);
-                String pairs = pairs(p);
-                rows.add(new String[]{p.rank() == null ? "-" : p.rank().toString(), p.pod(),
-                        p.node() + (p.source().equals("plan") ? "" : " (bound)"), gpuText,
-                        p.hcas().isEmpty() ? "-" : String.join(",", p.hcas()),
-                        p.railSet() == null ? "-" : p.railSet(), pairs.isEmpty() ? "-" : pairs});
-            }
-            table(b, rows, "  ");
-        }
-        if (!g.status().equals(Explanation.Gang.PLACED)) {
-            b.append("nodes: ").append(g.nodes().isEmpty()
-                    ? "not examined (the gang was refused before any node)" : nodesLine(g)).append('\n');
-            for (Explanation.ReasonGroup r : g.reasonGroups()) {
-                b.append("  ").append(r.summary()).append(" (").append(r.count()).append("): ")
-                        .append(String.join(", ", r.nodes())).append('\n');
-            }
-            if (nodeDetail) {
-                for (Explanation.NodeEntry n : g.nodes()) {
-                    b.append("  ").append(n.node()).append(": ");
-                    if (n.feasible()) {
-                        b.append("fits (").append(n.freeGpus()).append(" GPUs free)");
-                    } else {
-                        List<String> rs = new ArrayList<>();
-                        for (Explanation.ReasonEntry r : n.reasons()) {
-                            rs.add(r.detail() == null || r.detail().isEmpty() ? r.summary()
-                                    : r.summary() + ": " + r.detail());
-                        }
-                        b.append(String.join("; ", rs));
-                    }
-                    if (n.gpuAccounting() != null) {
-                        b.append(" [GPUs held: ").append(n.gpuAccounting()).append(']');
-                    }
-                    b.append('\n');
-                }
-            } else if (!g.reasonGroups().isEmpty()) {
-                b.append("  (--nodes lists every node's reasons)\n");
-            }
-        } else {
-            b.append(g.summary()).append('\n');
-        }
-        if (!g.pools().isEmpty()) {
-            b.append("pools:\n");
-            pools(b, g.pools(), true);
-        }
-        for (String n : g.notices()) {
-            b.append("note: ").append(n).append('\n');
         }
     }
 

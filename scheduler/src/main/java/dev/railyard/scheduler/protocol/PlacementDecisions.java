@@ -18,7 +18,7 @@ import java.util.Map;
  *       all give the neutral answer (pass, neutral score, abstain, ready) marked {@code neutral}.</li>
  *   <li>Never throws for a node or pod it does not know. A runtime exception is a bug; the adapters turn it
  *       into an HTTP 500 and count it.</li>
- *   <li>Fast: Volcano's default extender timeout is 1 s per call (wire-formats §1.1).</li>
+ *   <li>Fast: Volcano's default extender timeout is 1 s per call (docs/formats/volcano-extender.md §1).</li>
  * </ul>
  */
 public interface PlacementDecisions {

@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
  * scalars and string maps Railyard needs, skip everything else without building it, and turn every problem
  * into a one-line {@link WireFormatException} that names the key path and the line/column.
  *
- * <p>Keys are matched case-sensitively, exactly as Go's {@code encoding/json} writes them (wire-formats
- * appendix). Unknown keys are skipped: Volcano adds fields in almost every release.
+ * <p>Keys are matched case-sensitively, exactly as Go's {@code encoding/json} writes them
+ * (docs/formats/volcano-extender.md §6, docs/formats/kube-extender.md §1). Unknown keys are skipped: Volcano adds
+ * fields in almost every release.
  *
  * <p>Limits: nesting deeper than {@value #MAX_NESTING_DEPTH} is refused (Kubernetes objects inside Volcano's
  * NodeInfo nest about 25 deep, managedFields included); so is a number longer than {@value #MAX_NUMBER_LENGTH}
@@ -72,6 +73,14 @@ public final class WireJson {
         if (body.length == 0) {
             throw new WireFormatException(WireFormatException.Kind.EMPTY_BODY,
                     verb + ": empty request body, expected a JSON object");
+        }
+        if (body.length >= 2 && (body[0] == 0 || body[1] == 0 || (body[0] & 0xff) >= 0xfe)) {
+            // Jackson would detect UTF-16/32 and decode it char by char, leaving byte offsets at -1 (the kube
+            // filter reply echoes Nodes.items by byte range: a 500). Go's encoding/json reads only UTF-8, and
+            // RFC 8259 §8.1 requires it between systems; no valid UTF-8 JSON starts with these bytes.
+            throw new WireFormatException(WireFormatException.Kind.MALFORMED_JSON,
+                    verb + ": request body is not UTF-8 (a NUL byte or FE/FF byte at its start: UTF-16 or UTF-32?);"
+                            + " JSON between systems is UTF-8 (RFC 8259 §8.1)");
         }
         try {
             JsonParser p = FACTORY.createParser(body);

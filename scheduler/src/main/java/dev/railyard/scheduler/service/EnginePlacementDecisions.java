@@ -69,7 +69,8 @@ import java.util.function.Supplier;
  *       neutrally (never a rejection for want of data).</li>
  *   <li><b>Score</b>: the engine's 0–100 score; when the gang plan placed this pod, its node gets 100 and every other
  *       node half its own score (at most 50), so the plan's choice stands out even though Volcano adds the
- *       extender's raw score to its other plugins' scores without normalising (wire-formats §1.3).</li>
+ *       extender's raw score to its other plugins' scores without normalising (docs/formats/volcano-extender.md
+ *       §3).</li>
  *   <li><b>Reserve</b> (Volcano {@code allocateFunc}): holds one address per network in the IP pool ledger; a pool
  *       that cannot hold it vetoes the allocation. {@code deallocateFunc} releases the holds.</li>
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and

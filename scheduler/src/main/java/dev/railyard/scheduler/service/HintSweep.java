@@ -4,7 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.PodView;
-import dev.railyard.scheduler.hints.HintBackfill;
+import dev.railyard.scheduler.hints.delivery.HintBackfill;
 import dev.railyard.scheduler.protocol.PodRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

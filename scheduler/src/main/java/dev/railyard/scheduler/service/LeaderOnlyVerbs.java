@@ -24,10 +24,11 @@ import java.util.function.Supplier;
  * directly. A standby has no gang plans and none of the session's tentative allocations, and every state it built
  * (IP pool holds from {@code allocateFunc}, plans) would be stale when it later leads, so it must not answer from its
  * own engine. An error, not a neutral answer, because then each scheduler applies the operator's
- * {@code ignorable} choice exactly as it does when Railyard is down (wire-formats §1.4 per Volcano verb, §2.3 for
- * kube-scheduler): with {@code ignorable: true} Volcano's predicate lets the node pass and kube-scheduler skips the
- * extender; with {@code false} predicate rejects the node and filter fails the attempt, which is retried, instead of
- * a placement the operator asked Railyard to vet going through unvetted.
+ * {@code ignorable} choice exactly as it does when Railyard is down (docs/formats/volcano-extender.md §4 per Volcano
+ * verb, docs/formats/kube-extender.md §3 for kube-scheduler): with {@code ignorable: true} Volcano's predicate lets
+ * the node pass and kube-scheduler skips the extender; with {@code false} predicate rejects the node and filter
+ * fails the attempt, which is retried, instead of a placement the operator asked Railyard to vet going through
+ * unvetted.
  *
  * <p>The verbs that do not decide keep their answers on a standby, since an error there would do harm:
  * {@code onSessionOpen}/{@code onSessionClose}/{@code jobEnqueued} ({@code {}} at once; an onSessionOpen error

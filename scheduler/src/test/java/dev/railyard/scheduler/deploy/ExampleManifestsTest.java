@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The example manifests ({@code deploy/examples/}) against the seed setup ({@code shared/seed-setup.md}) and
+ * The example manifests ({@code deploy/examples/}) against the seed setup ({@code docs/seed-setup.md}) and
  * against what Railyard reads: hint annotation keys from {@link HintAnnotations}, the multus network annotation
  * through Railyard's own parser, and {@code railyard env} arguments through the real command line.
  */
@@ -33,7 +33,7 @@ class ExampleManifestsTest {
 
     @Test
     void macvlanNetworksAreTheSeedsFourWithQuotedWhereaboutsJson() throws Exception {
-        // seed-setup.md, "Networks": lan2..lan5 -> 192.168.4/8/12/16.0/22, gateway .1 of each, namespace prod.
+        // docs/seed-setup.md, "Networks": lan2..lan5 -> 192.168.4/8/12/16.0/22, gateway .1 of each, namespace prod.
         Map<String, List<String>> expected = Map.of(
                 "rdma-net-ipam-lan2", List.of("lan2", "192.168.4.0/22", "192.168.4.1"),
                 "rdma-net-ipam-lan3", List.of("lan3", "192.168.8.0/22", "192.168.8.1"),

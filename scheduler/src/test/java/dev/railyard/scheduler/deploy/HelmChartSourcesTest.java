@@ -1,7 +1,7 @@
 package dev.railyard.scheduler.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.railyard.scheduler.hints.BindingHintWebhook;
+import dev.railyard.scheduler.hints.delivery.BindingHintWebhook;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

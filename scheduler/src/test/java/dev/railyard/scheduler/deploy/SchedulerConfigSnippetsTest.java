@@ -22,8 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The configuration snippets users paste into their schedulers ({@code deploy/config/}): shapes from
  * docs/formats/volcano-extender.md §1, §4 (Volcano extender plugin, volcano-sh/volcano
- * {@code pkg/scheduler/plugins/extender/argument.go}) and §2.2 (kubescheduler.config.k8s.io/v1 {@code Extender},
- * kubernetes/kube-scheduler {@code config/v1/types.go}), verbs and paths from Railyard's own routes.
+ * {@code pkg/scheduler/plugins/extender/argument.go}) and docs/formats/kube-extender.md §2
+ * (kubescheduler.config.k8s.io/v1 {@code Extender}, kubernetes/kube-scheduler {@code config/v1/types.go}), verbs and
+ * paths from Railyard's own routes.
  */
 class SchedulerConfigSnippetsTest {
     /** Argument keys Volcano's extender plugin reads (docs/formats/volcano-extender.md §1); any other key is silently ignored there. */
@@ -71,7 +72,8 @@ class SchedulerConfigSnippetsTest {
         assertThat(args.path("extender.httpTimeout").isTextual()).isTrue();
         assertThat(args.path("extender.httpTimeout").asText()).matches(GO_DURATION);
         assertThat(args.path("extender.ignorable").isBoolean()).isTrue();
-        // A scalar ("a,b") makes vc-scheduler exit fatally at start (mapstructure into []string, §1.1).
+        // A scalar ("a,b") makes vc-scheduler exit fatally at start (mapstructure into []string,
+        // docs/formats/volcano-extender.md §1).
         JsonNode managed = args.path("extender.managedResources");
         assertThat(managed.isArray()).as("managedResources is a YAML list").isTrue();
         assertThat(managed).isNotEmpty().allMatch(JsonNode::isTextual)
@@ -81,7 +83,8 @@ class SchedulerConfigSnippetsTest {
     @Test
     void volcanoLeavesOutOnSessionOpenAndTheVerbsWhoseErrorsHurt() {
         JsonNode args = volcanoArguments();
-        // onSessionOpen: a failed call with ignorable=false skips every other verb for the session (§1.4).
+        // onSessionOpen: a failed call with ignorable=false skips every other verb for the session
+        // (docs/formats/volcano-extender.md §4).
         assertThat(args.has("extender.onSessionOpenVerb")).isFalse();
         // jobReady's error handling is inverted: with ignorable=true an outage makes every job not ready.
         if (args.path("extender.ignorable").asBoolean()) {
@@ -122,7 +125,7 @@ class SchedulerConfigSnippetsTest {
         JsonNode e = extenders.get(0);
         assertThat(e.path("nodeCacheCapable").booleanValue()).isTrue();
         assertThat(e.path("weight").isIntegralNumber()).isTrue();
-        // Validation requires weight > 0 with a prioritizeVerb (§2.2).
+        // Validation requires weight > 0 with a prioritizeVerb (docs/formats/kube-extender.md §2).
         assertThat(e.path("weight").asInt()).isPositive();
         assertThat(e.path("httpTimeout").asText()).matches(GO_DURATION);
         assertThat(e.path("ignorable").isBoolean()).isTrue();
@@ -166,7 +169,7 @@ class SchedulerConfigSnippetsTest {
         volcanoArguments().path("extender.managedResources").forEach(n -> volcano.add(n.asText()));
         Set<String> kube = new HashSet<>();
         KUBE.path("extenders").get(0).path("managedResources").forEach(n -> kube.add(n.path("name").asText()));
-        // The seed's GPU and rdma-shared-dev-plugin resources (shared/seed-setup.md).
+        // The seed's GPU and rdma-shared-dev-plugin resources (docs/seed-setup.md).
         assertThat(volcano).isEqualTo(kube).containsExactlyInAnyOrder("nvidia.com/gpu", "nvidia.com/mlx5_0",
                 "nvidia.com/mlx5_1", "nvidia.com/mlx5_2", "nvidia.com/mlx5_3");
     }

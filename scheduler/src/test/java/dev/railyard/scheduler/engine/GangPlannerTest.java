@@ -115,7 +115,7 @@ class GangPlannerTest {
 
     @Test
     void seedShapeNodePairsTwoGpusPerHca() {
-        // seed-setup.md: 8 GPUs, 4 HCAs, each HCA serves the two GPUs under its PCIe switch
+        // docs/seed-setup.md: 8 GPUs, 4 HCAs, each HCA serves the two GPUs under its PCIe switch
         List<NodeState> nodes = List.of(node("a", seedShape()));
         PlanOutcome o = planner.plan(cluster(nodes, FabricModel.empty()), gang("rdma-test", 1, 8,
                 PlacementPolicy.defaults()));

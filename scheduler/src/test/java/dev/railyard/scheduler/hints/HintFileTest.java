@@ -11,16 +11,16 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class HintFileTest {
+public class HintFileTest {
     @TempDir
     Path dir;
 
-    static String hintJson() throws Exception {
+    public static String hintJson() throws Exception {
         return new ObjectMapper().writeValueAsString(SeedNode.hint(List.of(0, 1), "=mlx5_0:1", "192.168.4.0/22"));
     }
 
     /** Go's strconv.Quote for an ASCII string without control characters: escape \ and ". */
-    static String goQuote(String s) {
+    public static String goQuote(String s) {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 

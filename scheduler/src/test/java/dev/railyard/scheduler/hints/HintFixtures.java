@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.Map;
 
 /** Hint annotations as the engine would write them for the seed node (values from {@link SeedNode}). */
-final class HintFixtures {
+public final class HintFixtures {
     private HintFixtures() {
     }
 
     /** The placement JSON and the flat keys for a pod planned on GPU0..3 of {@code node}. */
-    static Map<String, String> annotations(String node) {
+    public static Map<String, String> annotations(String node) {
         PlacementHint seed = SeedNode.hint(List.of(0, 1, 2, 3), "=mlx5_0:1,mlx5_1:1", "192.168.0.0/20");
         PlacementHint h = new PlacementHint(seed.version(), node, seed.gang(), seed.gangSize(), seed.rank(),
                 seed.fabric(), seed.gpus(), seed.nccl(), seed.nodeGpus());

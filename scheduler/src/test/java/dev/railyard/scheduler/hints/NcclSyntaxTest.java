@@ -22,16 +22,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * character loop of 2.30.4 and earlier (the port is {@code atoi} of what follows the first {@code :}, the rest of the
  * entry is skipped).
  */
-class NcclSyntaxTest {
+public class NcclSyntaxTest {
     /** One parsed NCCL_IB_HCA entry. */
-    record Entry(String prefix, int port, int rail, int plane) {
+    public record Entry(String prefix, int port, int rail, int plane) {
     }
 
     /** {@code = exact} flag and the entries, as NCCL 2.30.7 reads them. */
-    record Parsed(boolean exact, List<Entry> entries) {
+    public record Parsed(boolean exact, List<Entry> entries) {
     }
 
-    static Parsed parseNccl2307(String value) {
+    public static Parsed parseNccl2307(String value) {
         String s = value;
         if (s.startsWith("^")) {
             s = s.substring(1);
@@ -54,7 +54,7 @@ class NcclSyntaxTest {
         return new Parsed(exact, out);
     }
 
-    static List<Entry> parseNcclBefore2305(String value) {
+    public static List<Entry> parseNcclBefore2305(String value) {
         String s = value.replaceFirst("^\\^", "").replaceFirst("^=", "");
         List<Entry> out = new ArrayList<>();
         for (String entry : s.split(",")) {

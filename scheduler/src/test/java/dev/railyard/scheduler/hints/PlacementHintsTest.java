@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class PlacementHintsTest {
     /**
-     * The seed shape (seed-setup.md): 8 GPUs, mlx5_0..3 on lan2..lan5, GPUs 2k and 2k+1 PIX to mlx5_k; the other
+     * The seed shape (docs/seed-setup.md): 8 GPUs, mlx5_0..3 on lan2..lan5, GPUs 2k and 2k+1 PIX to mlx5_k; the other
      * HCA of the same socket NODE, the far socket SYS.
      */
     static NodeTopologySpec seedNode() {

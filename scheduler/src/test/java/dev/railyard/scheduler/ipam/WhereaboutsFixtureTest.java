@@ -220,7 +220,7 @@ class WhereaboutsFixtureTest {
 
     @Test
     void seedFourSlash22PoolsGive1022UsableAddressesEach() {
-        // seed-setup.md: MacvlanNetworks rdma-net-ipam-lan2..lan5 in networkNamespace prod, ranges 192.168.4.0/22,
+        // docs/seed-setup.md: MacvlanNetworks rdma-net-ipam-lan2..lan5 in networkNamespace prod, ranges 192.168.4.0/22,
         // 192.168.8.0/22, 192.168.12.0/22, 192.168.16.0/22, gateway .1 of each (not excluded by whereabouts).
         MacvlanNetwork lan2 = IpamObjects.loadAll("seed-macvlannetwork-lan2.yaml", MacvlanNetwork.class).get(0);
         IpamSnapshot.Builder b = IpamSnapshot.builder(clock.instant());

@@ -25,4 +25,17 @@ class WireJsonTest {
         trailing("{} null", "volcano predicate: null follows the request object at line 1, column 4; expected the "
                 + "end of the body");
     }
+
+    @Test
+    void aBodyInUtf16OrUtf32IsRefusedAsNotUtf8() {
+        // Jackson auto-detects these encodings (offsets then -1); Go's encoding/json and RFC 8259 §8.1 read UTF-8 only
+        for (var cs : new java.nio.charset.Charset[]{StandardCharsets.UTF_16LE, StandardCharsets.UTF_16BE,
+                StandardCharsets.UTF_16, java.nio.charset.Charset.forName("UTF-32LE")}) {
+            byte[] body = "{\"Pod\":{}}".getBytes(cs);
+            assertThatThrownBy(() -> WireJson.openObject(body, "kube filter"))
+                    .isInstanceOf(WireFormatException.class)
+                    .hasMessage("kube filter: request body is not UTF-8 (a NUL byte or FE/FF byte at its start: UTF-16"
+                            + " or UTF-32?); JSON between systems is UTF-8 (RFC 8259 §8.1)");
+        }
+    }
 }

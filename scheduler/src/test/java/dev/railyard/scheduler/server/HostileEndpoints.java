@@ -1,8 +1,8 @@
 package dev.railyard.scheduler.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.railyard.scheduler.hints.BindingHintWebhook;
-import dev.railyard.scheduler.hints.HintLookup;
+import dev.railyard.scheduler.hints.delivery.BindingHintWebhook;
+import dev.railyard.scheduler.hints.delivery.HintLookup;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireResources;
 import dev.railyard.scheduler.protocol.kube.KubeParsers;

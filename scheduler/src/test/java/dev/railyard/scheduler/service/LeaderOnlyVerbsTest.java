@@ -57,8 +57,8 @@ class LeaderOnlyVerbsTest {
     @Test
     void standbyKeepsAnsweringTheVerbsWhoseErrorWouldHarm() throws Exception {
         Map<String, VerbHandler> v = volcano();
-        // wire-formats §1.4: an onSessionOpen error drops the extender for the session, a preemptable error means
-        // "no victims", a queueOverused error with ignorable=false marks the queue overused
+        // docs/formats/volcano-extender.md §4: an onSessionOpen error drops the extender for the session, a
+        // preemptable error means "no victims", a queueOverused error with ignorable=false marks the queue overused
         assertThat(text(v.get("onSessionOpen").handle(new byte[0]))).isEqualTo("{}");
         assertThat(v.get("onSessionOpen").readsBody()).isFalse();
         assertThat(v.get("preemptable").handle(new byte[0]).status()).isEqualTo(200);

@@ -9,7 +9,7 @@ import java.nio.file.Path;
  * Reads {@code nvidia-smi topo -m} (and {@code topo -mp}) text into the node model: GPUs with NUMA node and NVLink
  * peers, HCAs, and the GPU–HCA distance classes. {@code pairs} and {@code excluded} are left empty.
  *
- * <p>Format (nvidia-smi man page; real outputs in {@code design/data-formats.md} §5.1 and the fixtures): a header
+ * <p>Format (nvidia-smi man page; real outputs in {@code docs/formats/node-topology.md} §1 and the fixtures): a header
  * row of column headings ({@code GPU0 .. GPUn}, then {@code NIC0 ..} or, in older drivers, the HCA names
  * {@code mlx5_0 ..}, then {@code CPU Affinity}, {@code NUMA Affinity}, {@code GPU NUMA ID} as present), one row per
  * device with {@code X} on the diagonal and {@code NV#}, {@code PIX}, {@code PXB}, {@code PHB}, {@code NODE},

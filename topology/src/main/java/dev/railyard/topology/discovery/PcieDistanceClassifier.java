@@ -7,7 +7,7 @@ import dev.railyard.api.topology.PcieDistance;
  * their places in the PCIe tree, so that sysfs and NCCL XML give the classes {@code nvidia-smi topo -m} prints.
  *
  * <p>Definitions: the Legend of {@code nvidia-smi topo -m} and NCCL {@code src/include/graph.h}; algorithm after
- * {@code design/data-formats.md} §5.4 (the NCCL / rdma-core {@code rdma_topo} reading of the sysfs realpath).
+ * {@code docs/formats/node-topology.md} §4 (the NCCL / rdma-core {@code rdma_topo} reading of the sysfs realpath).
  * With {@code k} = number of leading bridge units ({@link PciePath#bridges()}) both paths share:
  * <ol>
  *   <li>different host bridges: {@link PcieDistance#NODE} when both NUMA nodes are known and equal, else

@@ -378,6 +378,33 @@ public final class FabricModel {
          *                                  switch, or an uplink does not go up at least one tier
          */
         public FabricModel build() {
+            int maxTier = checkCabling();
+            // comp[t]: switch -> domain id at tier t (t = 1..maxTier); names[t]: domain id -> its name
+            List<Map<String, Integer>> comp = new ArrayList<>();
+            List<Map<Integer, String>> names = new ArrayList<>();
+            comp.add(Map.of());
+            names.add(Map.of());
+            for (int t = 1; t <= maxTier; t++) {
+                Map<String, Integer> ids = new HashMap<>();
+                Map<Integer, String> domainName = new HashMap<>();
+                domainsAtTier(t, ids, domainName);
+                comp.add(ids);
+                names.add(domainName);
+            }
+            Map<String, FabricPosition> positions = positions(comp, maxTier);
+            List<String> allNotices = new ArrayList<>(notices);
+            if (positions.isEmpty()) {
+                allNotices.add(0, "no fabric data (" + origin + "): all nodes are treated as equidistant");
+            }
+            return new FabricModel(this, positions, names, maxTier, allNotices);
+        }
+
+        /**
+         * Checks that every uplink and attachment names a defined switch and every uplink goes up a tier.
+         *
+         * @return the highest tier of any switch (0 when there are none)
+         */
+        private int checkCabling() {
             int maxTier = 0;
             for (FabricSwitch s : switches.values()) {
                 maxTier = Math.max(maxTier, s.tier());
@@ -400,54 +427,53 @@ public final class FabricModel {
             for (var e : defaultAttach.entrySet()) {
                 requireSwitch(e.getKey(), e.getValue());
             }
+            return maxTier;
+        }
 
-            // comp[t]: switch -> domain id at tier t (t = 1..maxTier)
-            List<Map<String, Integer>> comp = new ArrayList<>();
-            List<Map<Integer, String>> names = new ArrayList<>();
-            comp.add(Map.of());
-            names.add(Map.of());
-            for (int t = 1; t <= maxTier; t++) {
-                UnionFind<String> uf = new UnionFind<>(switches.keySet());
-                for (FabricSwitch s : switches.values()) {
-                    if (s.tier() > t) {
-                        continue;
-                    }
-                    for (String up : s.uplinks()) {
-                        if (switches.get(up).tier() <= t) {
-                            uf.union(s.name(), up);
-                        }
+        /**
+         * The domains at tier {@code t}: switches at or below {@code t} joined by uplinks that stay at or below it.
+         * Fills {@code ids} (switch name -> domain id) and {@code domainName} (domain id -> name).
+         */
+        private void domainsAtTier(int t, Map<String, Integer> ids, Map<Integer, String> domainName) {
+            UnionFind<String> uf = new UnionFind<>(switches.keySet());
+            for (FabricSwitch s : switches.values()) {
+                if (s.tier() > t) {
+                    continue;
+                }
+                for (String up : s.uplinks()) {
+                    if (switches.get(up).tier() <= t) {
+                        uf.union(s.name(), up);
                     }
                 }
-                Map<String, Integer> rootId = new HashMap<>();
-                Map<String, Integer> ids = new HashMap<>();
-                Map<Integer, String> domainName = new HashMap<>();
-                Map<Integer, Integer> nameTier = new HashMap<>();
-                for (FabricSwitch s : switches.values()) {
-                    if (s.tier() > t) {
-                        continue;
-                    }
-                    int id = rootId.computeIfAbsent(uf.find(s.name()), r -> rootId.size());
-                    ids.put(s.name(), id);
-                    // a domain is named after its highest-tier switch, the first one in source order
-                    Integer best = nameTier.get(id);
-                    if (best == null || s.tier() > best) {
-                        nameTier.put(id, s.tier());
-                        domainName.put(id, s.label());
-                    }
-                }
-                // a switch above tier t is a domain of its own at tier t (nodes cabled straight to it share it)
-                int next = rootId.size();
-                for (FabricSwitch s : switches.values()) {
-                    if (s.tier() > t) {
-                        ids.put(s.name(), next);
-                        domainName.put(next, s.label());
-                        next++;
-                    }
-                }
-                comp.add(ids);
-                names.add(domainName);
             }
+            Map<String, Integer> rootId = new HashMap<>();
+            Map<Integer, Integer> nameTier = new HashMap<>();
+            for (FabricSwitch s : switches.values()) {
+                if (s.tier() > t) {
+                    continue;
+                }
+                int id = rootId.computeIfAbsent(uf.find(s.name()), r -> rootId.size());
+                ids.put(s.name(), id);
+                // a domain is named after its highest-tier switch, the first one in source order
+                Integer best = nameTier.get(id);
+                if (best == null || s.tier() > best) {
+                    nameTier.put(id, s.tier());
+                    domainName.put(id, s.label());
+                }
+            }
+            // a switch above tier t is a domain of its own at tier t (nodes cabled straight to it share it)
+            int next = rootId.size();
+            for (FabricSwitch s : switches.values()) {
+                if (s.tier() > t) {
+                    ids.put(s.name(), next);
+                    domainName.put(next, s.label());
+                    next++;
+                }
+            }
+        }
 
+        /** Each cabled node's position: rail-attached nodes first, in cabling order, then default-only ones. */
+        private Map<String, FabricPosition> positions(List<Map<String, Integer>> comp, int maxTier) {
             Map<String, FabricPosition> positions = new LinkedHashMap<>();
             List<String> nodes = new ArrayList<>(railAttach.keySet());
             for (String n : defaultAttach.keySet()) {
@@ -465,11 +491,7 @@ public final class FabricModel {
                 positions.put(node, new FabricPosition(node, rails, railDomains, def,
                         def == null ? null : domainsOf(def, comp, maxTier)));
             }
-            List<String> allNotices = new ArrayList<>(notices);
-            if (positions.isEmpty()) {
-                allNotices.add(0, "no fabric data (" + origin + "): all nodes are treated as equidistant");
-            }
-            return new FabricModel(this, positions, names, maxTier, allNotices);
+            return positions;
         }
 
         private void requireSwitch(String node, String sw) {

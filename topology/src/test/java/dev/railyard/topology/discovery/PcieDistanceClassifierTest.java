@@ -20,8 +20,8 @@ class PcieDistanceClassifierTest {
 
     @Test
     void sameSwitchIsPix() {
-        // data-formats §5.3 example: root port 17:00.0, switch upstream port 18:00.0; GPU and NIC on two of its
-        // downstream ports cross that one switch ("at most a single PCIe bridge").
+        // docs/formats/node-topology.md §3 layout: root port 17:00.0, switch upstream port 18:00.0; GPU and NIC on two
+        // of its downstream ports cross that one switch ("at most a single PCIe bridge").
         assertThat(classify(path("pci0000:17", 0, "0000:17:00.0", "0000:18:00.0"),
                 path("pci0000:17", 0, "0000:17:00.0", "0000:18:00.0"))).isEqualTo(PcieDistance.PIX);
     }
@@ -65,7 +65,7 @@ class PcieDistanceClassifierTest {
 
     @Test
     void unknownNumaAcrossHostBridgesIsSys() {
-        // data-formats §5.4 step 6: different NUMA *or unknown* is SYS; case-05's odd GPUs show it.
+        // docs/formats/node-topology.md §4 step 5: different NUMA *or unknown* is SYS; case-05's odd GPUs show it.
         assertThat(classify(path("pci0000:15", 0, "0000:15:01.0"), path("pci0000:27", null, "0000:27:01.0")))
                 .isEqualTo(PcieDistance.SYS);
         assertThat(classify(path("pci0000:15", null), path("pci0000:27", null))).isEqualTo(PcieDistance.SYS);

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * Creates the pod's Binding (POST {@code pods/<name>/binding}) for kube-scheduler's bind verb, carrying the
  * binding-hint annotations: the API server copies a Binding's annotations onto the pod in the same write that
- * sets {@code spec.nodeName} (wire-formats §3.1, §3.4). Implementations are thread-safe.
+ * sets {@code spec.nodeName} (docs/formats/binding.md §1, §4). Implementations are thread-safe.
  */
 @FunctionalInterface
 public interface Binder {

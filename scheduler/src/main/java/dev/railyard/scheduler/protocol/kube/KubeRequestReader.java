@@ -18,7 +18,7 @@ import java.util.Set;
 
 /**
  * Streaming readers for kube-scheduler extender v1 requests (kubernetes/kube-scheduler extender/v1/types.go:
- * no json tags, so keys are the Go field names; wire-formats §2.1).
+ * no json tags, so keys are the Go field names; docs/formats/kube-extender.md §1).
  *
  * <p>ExtenderArgs {@code {"Pod": v1.Pod, "Nodes": v1.NodeList|null, "NodeNames": [string]|null}}: with
  * {@code nodeCacheCapable} the scheduler sends {@code NodeNames}, otherwise a full {@code Nodes} list. For a

@@ -2,8 +2,8 @@ package dev.railyard.scheduler.protocol.volcano;
 
 /**
  * The predicate reply shape, which changed twice in Volcano's history (volcano-sh/volcano
- * pkg/scheduler/plugins/extender/argument.go {@code PredicateResponse} at each tag; wire-formats §1.4). Go's
- * decoder ignores unknown keys and fails on a type mismatch under a known key, so no single shape works for
+ * pkg/scheduler/plugins/extender/argument.go {@code PredicateResponse} at each tag; docs/formats/volcano-extender.md
+ * §4). Go's decoder ignores unknown keys and fails on a type mismatch under a known key, so no single shape works for
  * every release: the v1.8 {@code status} is a list where v1.10 reads a string.
  */
 public enum VolcanoReplyDialect {

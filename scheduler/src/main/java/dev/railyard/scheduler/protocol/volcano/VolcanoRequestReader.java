@@ -22,7 +22,7 @@ import java.util.Set;
 /**
  * Streaming readers for Volcano's extender request bodies (volcano-sh/volcano
  * pkg/scheduler/plugins/extender/argument.go; struct keys per pkg/scheduler/api/job_info.go and node_info.go,
- * marshalled with Go field names: wire-formats §1.6).
+ * marshalled with Go field names: docs/formats/volcano-extender.md §6).
  *
  * <p>Takes from TaskInfo: {@code UID}, {@code Job}, {@code Name}, {@code Namespace}, {@code TaskRole},
  * {@code NodeName}, {@code Status}, and from its {@code Pod} what {@link PodJson} keeps. From NodeInfo only

@@ -7,9 +7,9 @@ import java.util.Objects;
  *
  * @param scoreWeight  multiplier from Railyard's 0..100 score to the float Volcano receives. Volcano adds the
  *                     extender's raw {@code nodeScore} to the other plugins' scores with no normalisation and no
- *                     weight of its own (wire-formats §1.3, §1.7), and its {@code nodeorder} plugin contributes
- *                     0..100 per k8s score plugin times that plugin's weight; so weight 1 makes Railyard count
- *                     like one k8s score plugin of weight 1. Must be finite and ≥ 0.
+ *                     weight of its own (docs/formats/volcano-extender.md §3, §7), and its {@code nodeorder} plugin
+ *                     contributes 0..100 per k8s score plugin times that plugin's weight; so weight 1 makes
+ *                     Railyard count like one k8s score plugin of weight 1. Must be finite and ≥ 0.
  * @param dialect      predicate reply shape for the Volcano release in use
  * @param neutralScore 0..100 score for a node the placement engine left out
  */

@@ -46,7 +46,7 @@ import java.util.TreeMap;
  * elements (a switch is named by its upstream port; root ports and host bridges are not represented), GPUs as
  * {@code <pci><gpu dev=..><nvlink target=.. count=.. tclass=../></gpu></pci>} and NICs as
  * {@code <pci><nic><net name="mlx5_0" port=.. speed=../></nic></pci>}. Source: NVIDIA/nccl {@code src/graph/xml.cc},
- * {@code xml.h}, {@code topo.cc} (summary in {@code design/data-formats.md} §5.2).
+ * {@code xml.h}, {@code topo.cc} (summary in {@code docs/formats/node-topology.md} §2).
  *
  * <p>Distance classes come from {@link PcieDistanceClassifier}, with each top-level {@code <pci>} under a
  * {@code <cpu>} standing for its own root port and host bridge. Because NCCL drops root ports and host bridges,

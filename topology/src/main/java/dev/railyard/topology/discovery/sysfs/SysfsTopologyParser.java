@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
 /**
  * Reads a node's topology from sysfs: GPUs, RDMA HCAs and their ports, the PCIe tree above them, NUMA nodes and
  * every GPU–HCA distance class. Sources: kernel ABI {@code Documentation/ABI/testing/sysfs-bus-pci} and
- * {@code sysfs-class-infiniband}; {@code design/data-formats.md} §5.3–5.4.
+ * {@code sysfs-class-infiniband}; {@code docs/formats/node-topology.md} §3–§4.
  *
  * <p>Input ({@link #parse(Path)}): the root directory containing {@code sys/} ({@code /} on a live host), or the
  * {@code sys} directory itself, or a {@code .tar.gz} written by {@code railyard topology collect} (or a plain

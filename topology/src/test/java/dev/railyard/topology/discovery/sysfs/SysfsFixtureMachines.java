@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Public door to {@link SysfsMachineShapes} and {@link SysfsTreeBuilder} for tests in other packages (the node
- * agent's, {@code dev.railyard.topology.agent}), which build the same fixture machines and then change them the way
+ * Public door to {@link SysfsMachineShapes} and {@link SysfsTreeBuilder} for tests in other packages and modules (the
+ * node agent's, {@code dev.railyard.agent}, through topology's test jar), which build the same fixture machines and then change them the way
  * a running node changes: a port going down, GID entries added by pods.
  */
 public final class SysfsFixtureMachines {

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Sysfs trees of machines whose {@code nvidia-smi topo -m} output is in {@code ../shared/fixtures/cases}, built so
+ * Sysfs trees of machines whose {@code nvidia-smi topo -m} output is in {@code src/test/resources/fixtures}, built so
  * that the PCIe tree explains that matrix. Bus ids are invented (the dumps do not give them) but follow the usual
  * layout: each GPU under its own host bridge, behind a PCIe switch where the matrix has PIX.
  *

@@ -189,7 +189,7 @@ class SysfsTopologyParserTest {
     @Test
     void unknownNumaNodeGivesSysAcrossHostBridgesButKeepsPixUnderOneSwitch() {
         // GPU0 of case-01 with numa_node -1: still PIX to mlx5_0 (same switch), but NODE to mlx5_1..3 becomes SYS
-        // because its NUMA node is unknown (data-formats §5.4 step 6).
+        // because its NUMA node is unknown (docs/formats/node-topology.md §4 step 5).
         SysfsMachineShapes.dgxH100Case01(root).builder()
                 .overwrite("bus/pci/devices/0000:18:00.0/numa_node", "-1");
         NodeTopologySpec spec = parser.parse(root);
@@ -279,7 +279,7 @@ class SysfsTopologyParserTest {
 
     @Test
     void gidEntriesAreReadWithTypeAndOwner() {
-        // A macvlan child of lan0 added its IPv4 GID pair at 2/3 (data-formats §5.3: 192.168.4.12).
+        // A macvlan child of lan0 added its IPv4 GID pair at 2/3 (docs/formats/node-topology.md §3: 192.168.4.12).
         SysfsMachineShapes.dgxH100Case01(root).builder()
                 .virtualNetdev("net1")
                 .gid("mlx5_0", 1, 2, "0000:0000:0000:0000:0000:ffff:c0a8:040c", "IB/RoCE v1", "net1")
