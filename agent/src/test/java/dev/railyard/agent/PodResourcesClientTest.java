@@ -26,8 +26,12 @@ class PodResourcesClientTest {
     Path dir;
 
     private static AgentSettings settings(String target) {
+        return settings(target, Duration.ofSeconds(2));
+    }
+
+    private static AgentSettings settings(String target, Duration deadline) {
         return AgentSettings.defaults("node-a", Path.of("/nonexistent")).withPodResourcesTarget(target)
-                .withPodResourcesLimit(5, Duration.ofMillis(100), Duration.ofSeconds(2));
+                .withPodResourcesLimit(5, Duration.ofMillis(100), deadline);
     }
 
     @Test
@@ -39,8 +43,10 @@ class PodResourcesClientTest {
                 .allocatable(devicesOnNuma("nvidia.com/gpu", 0, "GPU-aaa", "GPU-bbb"),
                         devices("nvidia.com/mlx5_0", slots(100)))
                 .startOnSocket(socket);
-             PodResourcesClient client = PodResourcesClient.connect(settings("unix://" + socket),
-                     new SimpleMeterRegistry())) {
+             // a generous per-call deadline: on a loaded machine the first call over a fresh socket (channel
+             // start, protobuf classes loading) can outlast 2 s and be retried, and this test counts calls
+             PodResourcesClient client = PodResourcesClient.connect(settings("unix://" + socket,
+                     Duration.ofSeconds(30)), new SimpleMeterRegistry())) {
             ListPodResourcesResponse list = client.list();
             assertThat(list.getPodResourcesList()).singleElement().satisfies(p -> {
                 assertThat(p.getNamespace()).isEqualTo("team-a");

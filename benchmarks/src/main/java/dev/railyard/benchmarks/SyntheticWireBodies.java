@@ -1,11 +1,8 @@
 package dev.railyard.benchmarks;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Large request bodies in the shape Volcano and kube-scheduler send (docs/formats/volcano-extender.md §6–§7,
@@ -17,14 +14,13 @@ import java.io.UncheckedIOException;
  * <p>Deterministic: the same arguments always give the same bytes.
  */
 public final class SyntheticWireBodies {
-    private static final JsonFactory JSON = new JsonFactory();
 
     private SyntheticWireBodies() {
     }
 
     /** A Volcano predicate request: one 8-GPU worker task and one NodeInfo carrying {@code podsOnNode} pods. */
     public static byte[] volcanoPredicate(int podsOnNode) {
-        return write(g -> {
+        return JsonBodies.write(1 << 16, g -> {
             g.writeStartObject();
             g.writeFieldName("task");
             taskInfo(g, 3, "", 1);
@@ -36,7 +32,7 @@ public final class SyntheticWireBodies {
 
     /** A Volcano prioritize request: one task and {@code nodes} NodeInfos of {@code podsPerNode} pods each. */
     public static byte[] volcanoPrioritize(int nodes, int podsPerNode) {
-        return write(g -> {
+        return JsonBodies.write(1 << 16, g -> {
             g.writeStartObject();
             g.writeFieldName("task");
             taskInfo(g, 3, "", 1);
@@ -51,7 +47,7 @@ public final class SyntheticWireBodies {
 
     /** A kube-scheduler filter request in nodeCacheCapable mode: a full Pod and {@code nodes} node names. */
     public static byte[] kubeFilterNodeNames(int nodes) {
-        return write(g -> {
+        return JsonBodies.write(1 << 16, g -> {
             g.writeStartObject();
             g.writeFieldName("Pod");
             pod(g, "ml", "bert-finetune-0", "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "default-scheduler", 4, "", true);
@@ -65,19 +61,6 @@ public final class SyntheticWireBodies {
         });
     }
 
-    private interface Body {
-        void write(JsonGenerator g) throws IOException;
-    }
-
-    private static byte[] write(Body body) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 16);
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            body.write(g);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
-    }
 
     private static void resource(JsonGenerator g, String field, long milliCpu, long memory, long gpuMilli, int maxTasks)
             throws IOException {

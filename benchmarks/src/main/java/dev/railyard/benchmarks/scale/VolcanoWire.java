@@ -1,16 +1,14 @@
 package dev.railyard.benchmarks.scale;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.railyard.benchmarks.JsonBodies;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -32,7 +30,6 @@ public final class VolcanoWire {
     public static final int PENDING = 1;
     /** TaskStatus Running. */
     public static final int RUNNING = 32;
-    private static final JsonFactory JSON = new JsonFactory();
 
     private VolcanoWire() {
     }
@@ -100,7 +97,7 @@ public final class VolcanoWire {
     public static byte[] taskInfo(String podJson, Pod pod, String job, String role, int status) {
         Requests r = Requests.of(pod);
         String node = pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
-        return write(g -> {
+        return JsonBodies.write(1 << 14, g -> {
             g.writeStartObject();
             g.writeStringField("UID", pod.getMetadata().getUid());
             g.writeStringField("Job", job);
@@ -148,7 +145,7 @@ public final class VolcanoWire {
         Requests idle = alloc.minus(used);
         Requests zero = new Requests(0, 0, Map.of());
         int maxPods = Quantity.getAmountInBytes(node.getStatus().getAllocatable().get("pods")).intValue();
-        return write(g -> {
+        return JsonBodies.write(1 << 14, g -> {
             g.writeStartObject();
             g.writeStringField("Name", node.getMetadata().getName());
             g.writeFieldName("Node");
@@ -193,7 +190,7 @@ public final class VolcanoWire {
 
     /** The kube-scheduler filter request in nodeCacheCapable mode ({@code ExtenderArgs}: Pod, Nodes null, NodeNames). */
     public static byte[] kubeFilter(String podJson, List<String> nodeNames) {
-        return write(g -> {
+        return JsonBodies.write(1 << 14, g -> {
             g.writeStartObject();
             g.writeFieldName("Pod");
             g.writeRawValue(podJson);
@@ -229,17 +226,4 @@ public final class VolcanoWire {
         g.writeEndObject();
     }
 
-    private interface Body {
-        void write(JsonGenerator g) throws IOException;
-    }
-
-    private static byte[] write(Body body) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 14);
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            body.write(g);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
-    }
 }

@@ -41,7 +41,11 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler, Command
     @Override
     public int handleParseException(CommandLine.ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
-        cmd.getErr().println("railyard: " + oneLine(ex.getMessage()) + " (try '"
+        // picocli's own near-miss suggestions for a mistyped subcommand or option ("topolgy" -> "topology")
+        java.util.List<String> near = ex instanceof CommandLine.UnmatchedArgumentException u ? u.getSuggestions()
+                : java.util.List.of();
+        String hint = near.isEmpty() ? "" : "; did you mean " + String.join(" or ", near.subList(0, Math.min(3, near.size()))) + "?";
+        cmd.getErr().println("railyard: " + oneLine(ex.getMessage()) + hint + " (try '"
                 + cmd.getCommandSpec().qualifiedName() + " --help')");
         return BAD_INPUT;
     }

@@ -62,6 +62,9 @@ final class DemoCommand implements Runnable {
         if (parent != null && !Files.isDirectory(parent)) {
             throw new InputException("--svg " + svg + ": directory " + parent + " does not exist");
         }
+        if (Files.isDirectory(svg)) {
+            throw new InputException("--svg " + svg + ": is a directory; give a file name such as " + svg.resolve(DEFAULT_SVG));
+        }
         List<VolcanoJobTemplate.Job> jobs = VolcanoJobTemplate.read(DemoCluster.resource("jobs.yaml"),
                 DemoCluster.BASE + "jobs.yaml");
         ClusterSnapshot[] after = new ClusterSnapshot[1];

@@ -9,6 +9,7 @@ import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodJson;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.WireReply;
 import dev.railyard.scheduler.protocol.kube.Binder;
 import dev.railyard.scheduler.protocol.kube.KubeExtender;
 import dev.railyard.scheduler.protocol.volcano.VolcanoExtender;
@@ -21,6 +22,7 @@ import dev.railyard.scheduler.server.ConnectionTimeouts;
 import dev.railyard.scheduler.server.ExtenderServer;
 import dev.railyard.scheduler.server.ReadinessProbe;
 import dev.railyard.scheduler.server.ReloadableKeyManager;
+import dev.railyard.scheduler.server.RequestBodyBudget;
 import dev.railyard.scheduler.server.ServerSettings;
 import dev.railyard.scheduler.server.TlsSettings;
 import dev.railyard.topology.InputException;
@@ -84,6 +86,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-request-size", paramLabel = "SIZE",
             description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi); larger gets 413.")
     String maxRequestSize;
+
+    @Option(names = "--request-bytes-in-flight", paramLabel = "SIZE", description = "Request-body bytes held at once "
+            + "across all requests (default: a quarter of the heap); a request that cannot get its share within 0.5s gets 429.")
+    String requestBytesInFlight;
 
     @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
             description = "Close a connection whose request has not fully arrived this long after its first byte "
@@ -238,7 +244,7 @@ final class ServeCommand implements Callable<Integer> {
         ReadinessProbe readiness = wiring != null ? wiring.readiness() : ReadinessProbe.always();
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
         Map<String, VerbHandler> secureRoutes = new LinkedHashMap<>();
-        mountVerbs(r, bounds, wiring, decisions, binder, registry, routes, secureRoutes);
+        mountVerbs(r, freshness, bounds, wiring, decisions, binder, registry, routes, secureRoutes);
         ServeListeners listeners = new ServeListeners();
         WebhookCertificateRotation rotation = null;
         if (wiring != null && webhookPort == null) {
@@ -277,7 +283,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             stopped.countDown();
         }, "railyard-shutdown"));
-        logWhoMayCall(log, r);
+        logWhoMayCall(log, r, noCluster ? "" : " and " + ExplainEndpoint.PATH);
         if (noCluster) {
             log.warn("--no-cluster: no Kubernetes API server, so every answer is neutral (all nodes pass with score "
                     + "{}, gang admission abstains, gangs are ready) and kube-scheduler binds are refused", r.neutralScore());
@@ -290,12 +296,20 @@ final class ServeCommand implements Callable<Integer> {
      * Mounts the Volcano verbs on the main port, and the kube-scheduler verbs and {@code /explain} where they may be
      * called (docs/adr/0010-authenticated-callers.md): the secure port, or a loopback main port, else nowhere.
      */
-    private void mountVerbs(Resolved r, FreshnessOptions.Bounds bounds, ClusterWiring wiring,
-                            PlacementDecisions decisions, Binder binder, PrometheusMeterRegistry registry,
-                            Map<String, VerbHandler> routes, Map<String, VerbHandler> secureRoutes) {
+    static void mountVerbs(Resolved r, ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
+                           PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
+                           Map<String, VerbHandler> secureRoutes) {
+        mountVerbs(r, null, null, wiring, decisions, binder, registry, routes, secureRoutes);
+    }
+
+    /** As above, the deciding verbs bounded by {@code freshness}'s deadlines when there is a cluster. */
+    static void mountVerbs(Resolved r, FreshnessOptions freshness, FreshnessOptions.Bounds bounds,
+                           ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
+                           PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
+                           Map<String, VerbHandler> secureRoutes) {
         Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
         Map<String, VerbHandler> kubeVerbs = new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs();
-        if (wiring != null) { // deadlines below the schedulers' timeouts (FreshnessOptions)
+        if (wiring != null && freshness != null) { // deadlines below the schedulers' timeouts (FreshnessOptions)
             volcanoVerbs = freshness.gateVolcano(volcanoVerbs, bounds, r.neutralScore(), r.volcano(), registry);
             kubeVerbs = freshness.gateKube(kubeVerbs, bounds, r.neutralScore(), binder, registry);
         }
@@ -313,25 +327,28 @@ final class ServeCommand implements Callable<Integer> {
         } else if (loopback(r)) {
             routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX, kubeVerbs));
         }
-        if (wiring != null && (r.secure() != null || loopback(r))) {
-            (r.secure() != null ? secureRoutes : routes).putAll(wiring.serviceRoutes());
+        if (r.secure() != null || loopback(r)) {
+            (r.secure() != null ? secureRoutes : routes).putAll(wiring != null ? wiring.serviceRoutes()
+                    : Map.of(ExplainEndpoint.PATH, VerbHandler.constant(WireReply.text(404, NO_CLUSTER_EXPLAIN))));
         }
     }
+
+    static final String NO_CLUSTER_EXPLAIN = "/explain needs a cluster (serve without --no-cluster)";
 
     private static boolean loopback(Resolved r) {
         return r.server().address().getAddress().isLoopbackAddress();
     }
 
     /** One line on where each verb family is served, and a warning when the kube-scheduler verbs are off. */
-    private static void logWhoMayCall(Logger log, Resolved r) {
+    private static void logWhoMayCall(Logger log, Resolved r, String andExplain) {
         if (r.secure() != null) {
-            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {} and {} on the secure port {} (client "
-                            + "certificate from {} required; /explain needs a bearer token)", VolcanoExtender.PREFIX,
-                    hostPort(r.server().address()), KubeExtender.PREFIX, ExplainEndpoint.PATH, r.secure().port(),
-                    r.secure().clientCa().caBundle());
+            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {}{} on the secure port {} (client "
+                            + "certificate from {} required{})", VolcanoExtender.PREFIX,
+                    hostPort(r.server().address()), KubeExtender.PREFIX, andExplain, r.secure().port(),
+                    r.secure().clientCa().caBundle(), andExplain.isEmpty() ? "" : "; /explain needs a bearer token");
         } else if (loopback(r)) {
-            log.info("serving Volcano verbs {}, kube-scheduler verbs {} and {} on {} (loopback: no authentication)",
-                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, ExplainEndpoint.PATH, hostPort(r.server().address()));
+            log.info("serving Volcano verbs {}, kube-scheduler verbs {}{} on {} (loopback: no authentication)",
+                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, andExplain, hostPort(r.server().address()));
         } else {
             log.info("serving Volcano verbs {} on {}", VolcanoExtender.PREFIX, hostPort(r.server().address()));
             log.warn("kube-scheduler verbs {} and {} are off: beyond loopback they are served only on a secure port "
@@ -491,7 +508,10 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new InputException(e.getMessage() + where);
         }
-        ServerSettings server = new ServerSettings(new InetSocketAddress(inet, p), limit, tls, connections);
+        RequestBodyBudget budget = requestBytesInFlight == null ? RequestBodyBudget.fromHeap()
+                : new RequestBodyBudget(Math.max(parseSize(requestBytesInFlight, "request bytes in flight", ""), 1024),
+                        RequestBodyBudget.DEFAULT_WAIT);
+        ServerSettings server = new ServerSettings(new InetSocketAddress(inet, p), limit, tls, connections, null, budget);
 
         int neutral = first(neutralScore, file.placement().neutralScore(), 50);
         if (neutral < 0 || neutral > 100) {
@@ -554,14 +574,18 @@ final class ServeCommand implements Callable<Integer> {
 
     /** Parses a byte size: a plain number or a Kubernetes quantity ({@code 64Mi}, {@code 100M}). */
     static long parseSize(String text, String where) {
+        return parseSize(text, "max request size", where);
+    }
+
+    static long parseSize(String text, String what, String where) {
         BigDecimal v;
         try {
-            v = PodJson.parseQuantity(text.trim(), "config", "max request size");
+            v = PodJson.parseQuantity(text.trim(), "config", what);
         } catch (WireFormatException e) {
-            throw new InputException("max request size \"" + text + "\" is not a byte count or quantity like 64Mi" + where);
+            throw new InputException(what + " \"" + text + "\" is not a byte count or quantity like 64Mi" + where);
         }
         if (v.signum() <= 0 || v.compareTo(BigDecimal.valueOf(ServerSettings.MAX_CONFIGURABLE_BYTES)) > 0) {
-            throw new InputException("max request size must be 1 byte to 2Gi, got " + text + where);
+            throw new InputException(what + " must be 1 byte to 2Gi, got " + text + where);
         }
         return v.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
     }

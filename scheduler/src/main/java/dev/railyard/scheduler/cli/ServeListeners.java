@@ -46,11 +46,11 @@ final class ServeListeners implements AutoCloseable {
         }
     }
 
-    /** Settings of another listener on the main listener's address, size limit and timeouts. */
+    /** Settings of another listener on the main listener's address, size limit, timeouts and (shared) body budget. */
     static ServerSettings beside(ServerSettings main, int port, TlsSettings tls,
                                  dev.railyard.scheduler.server.ClientCertificateAuthority clientCa) {
         return new ServerSettings(new InetSocketAddress(main.address().getAddress(), port), main.maxRequestBytes(), tls,
-                main.connections(), clientCa);
+                main.connections(), clientCa, main.bodyBudget());
     }
 
     /** Stops every started listener, finishing in-flight requests for up to 1 s each. */

@@ -287,11 +287,30 @@ public final class VolcanoJobTemplate {
         return out;
     }
 
+    /**
+     * An int32 count as Volcano's Job CRD types it ({@code type: integer, format: int32} for {@code minAvailable}
+     * and {@code tasks[].replicas}, config/crd/bases/batch.volcano.sh_jobs.yaml, Volcano v1.10): a quoted number
+     * is refused as the API server's schema validation refuses it, a number past int32 is named as such.
+     */
     private static int whole(Object v, int dflt, String what) {
         if (v == null) {
             return dflt;
         }
         String t = text(v);
+        if (v instanceof String s && s.trim().matches("[+-]?[0-9]+")) {
+            throw new InputException(what + " \"" + s + "\" is a string; write it unquoted (the Volcano Job CRD types it"
+                    + " as an integer, and the API server refuses a string)");
+        }
+        if (v instanceof Number num && !(v instanceof Double || v instanceof Float || v instanceof java.math.BigDecimal)) {
+            java.math.BigInteger big = new java.math.BigInteger(num.toString());
+            if (big.bitLength() > 31) {
+                throw new InputException(what + " " + big + (big.signum() < 0 ? " is not a whole number ≥ 0"
+                        : " exceeds int32 (max 2147483647)"));
+            }
+        }
+        if (v instanceof Double || v instanceof Float || v instanceof java.math.BigDecimal) {
+            throw new InputException(what + " '" + t + "' (read as a floating-point number) is not a whole number ≥ 0");
+        }
         try {
             int n = Integer.parseInt(t == null ? "" : t.trim());
             if (n < 0) {

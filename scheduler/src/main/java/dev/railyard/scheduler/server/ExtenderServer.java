@@ -51,7 +51,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * client that sends half a request and stalls) and a keep-alive connection idle for
  * {@link ConnectionTimeouts#idle()} are closed by the server; these are per process (see
  * {@link ConnectionTimeouts}). A body larger than {@link ServerSettings#maxRequestBytes()} is answered 413 and the connection
- * closed, without reading the body when its Content-Length says so. Bad input gets a 4xx with a one-line
+ * closed at once, without reading the body when its Content-Length says so. Bodies held in memory at once are bounded
+ * by the {@link RequestBodyBudget} ({@link ServerSettings#bodyBudget()}): a request that cannot get its share within
+ * a short wait is answered 429 with {@code Retry-After: 1} and the connection closed. Bad input gets a 4xx with a one-line
  * text reason; a handler bug gets a 500 with a one-line reason and a warning in the log; the server keeps
  * serving in every case.
  *
@@ -61,16 +63,28 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * and answers 401/403 with the reason and closes the connection if not (docs/adr/0010-authenticated-callers.md).
  */
 public final class ExtenderServer implements AutoCloseable {
+    static final String DRAIN_AMOUNT = "sun.net.httpserver.drainAmount";
+
     static {
         if (System.getProperty("sun.net.httpserver.nodelay") == null) {
             System.setProperty("sun.net.httpserver.nodelay", "true");
         }
+        // JDK 25 sun/net/httpserver/LeftOverInputStream.close() drains up to drainAmount bytes of an unread body
+        // before the connection is closed, blocking until the request-read timeout on a client that declared a
+        // body it never sends; 0 closes such a connection at once (after a 413, 429, 401). Bodies we answer are
+        // read to their end, so keep-alive is unaffected.
+        if (System.getProperty(DRAIN_AMOUNT) == null) {
+            System.setProperty(DRAIN_AMOUNT, "0");
+        }
     }
+
 
     private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
     private static final byte[] NO_BODY = new byte[0];
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
     private static final int BACKLOG = 1024;
+    /** Unread request bytes read to reach the end of a request whose connection is kept (what the JDK drains). */
+    private static final long KEEP_ALIVE_DRAIN = 64 * 1024;
 
     private record Route(String protocol, String verb, VerbHandler handler) {
     }
@@ -82,16 +96,19 @@ public final class ExtenderServer implements AutoCloseable {
     private final ReadinessProbe readiness;
     private final PrometheusMeterRegistry registry;
     private final ServerMetrics metrics;
+    private final RequestBodyBudget bodyBudget;
 
     private ExtenderServer(HttpServer server, ExecutorService executor, Map<String, Route> routes,
-                           long maxRequestBytes, ReadinessProbe readiness, PrometheusMeterRegistry registry) {
+                           ServerSettings settings, ReadinessProbe readiness, PrometheusMeterRegistry registry) {
         this.server = server;
         this.executor = executor;
         this.routes = routes;
-        this.maxRequestBytes = maxRequestBytes;
+        this.maxRequestBytes = settings.maxRequestBytes();
         this.readiness = readiness;
         this.registry = registry;
         this.metrics = new ServerMetrics(registry);
+        this.bodyBudget = settings.bodyBudget();
+        metrics.bodyBudget(bodyBudget);
     }
 
     /**
@@ -146,14 +163,15 @@ public final class ExtenderServer implements AutoCloseable {
             http = HttpServer.create(settings.address(), BACKLOG);
         }
         ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-        ExtenderServer s = new ExtenderServer(http, executor, Map.copyOf(table), settings.maxRequestBytes(),
-                readiness, registry);
+        ExtenderServer s = new ExtenderServer(http, executor, Map.copyOf(table), settings, readiness, registry);
         http.createContext("/", s::handle);
         http.setExecutor(executor);
         http.start();
-        LOG.info("railyard extender listening on {} ({} verbs, request limit {} bytes; {})",
+        LOG.info("railyard extender listening on {} ({} verbs, request limit {} bytes, {} bytes of bodies in flight "
+                        + "at most; {})",
                 url(settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port()),
-                table.size(), settings.maxRequestBytes(), settings.connections().describe());
+                table.size(), settings.maxRequestBytes(), settings.bodyBudget().bytes(),
+                settings.connections().describe());
         return s;
     }
 
@@ -225,6 +243,9 @@ public final class ExtenderServer implements AutoCloseable {
                 reply = serveVerb(ex, route);
             }
             status = reply.status();
+            if (!"close".equalsIgnoreCase(ex.getResponseHeaders().getFirst("Connection"))) {
+                drain(ex.getRequestBody()); // what the JDK would drain to keep the connection; a closing reply skips it
+            }
             send(ex, reply);
         } catch (IOException e) {
             // the client went away mid-exchange; nothing to answer
@@ -294,48 +315,126 @@ public final class ExtenderServer implements AutoCloseable {
                     oneLine(refused.get().bodyText()));
             return closing(ex, refused.get());
         }
-        byte[] body;
-        InputStream in = ex.getRequestBody();
-        if (!route.handler().readsBody()) {
-            in.transferTo(OutputStream.nullOutputStream());
-            body = NO_BODY;
-        } else {
-            long declared;
-            String cl = ex.getRequestHeaders().getFirst("Content-Length");
-            try {
-                declared = cl == null ? -1 : Long.parseLong(cl.trim());
-            } catch (NumberFormatException e) {
-                metrics.error(route.protocol(), route.verb(), "malformed_request");
-                return closing(ex, WireReply.text(400, name + ": bad Content-Length: " + oneLine(cl)));
-            }
-            if (declared > maxRequestBytes) {
-                metrics.error(route.protocol(), route.verb(), "too_large");
-                return closing(ex, WireReply.text(413, name + ": request body of " + declared
-                        + " bytes is over the limit of " + maxRequestBytes + " bytes"));
-            }
-            if (declared >= 0) {
-                body = in.readNBytes((int) declared);
-                if (body.length < declared) {
-                    metrics.error(route.protocol(), route.verb(), "truncated_body");
-                    return closing(ex, WireReply.text(400, name + ": request body ended after " + body.length
-                            + " of " + declared + " bytes"));
-                }
-            } else {
-                body = readBounded(in, maxRequestBytes);
-                if (body == null) {
-                    metrics.error(route.protocol(), route.verb(), "too_large");
-                    return closing(ex, WireReply.text(413, name + ": request body is over the limit of "
-                            + maxRequestBytes + " bytes"));
-                }
-            }
+        BodyRead read = readBody(ex, route, name);
+        if (read.refusal() != null) {
+            return read.refusal();
         }
-        try {
-            return route.handler().handle(body, caller);
+        try (RequestBodyBudget.Lease ignored = read.lease()) {
+            return route.handler().handle(read.body(), caller);
         } catch (WireFormatException e) {
             metrics.error(route.protocol(), route.verb(), e.kind().tag());
             LOG.warn("bad request: {}", e.getMessage());
             return WireReply.text(400, oneLine(e.getMessage()));
         }
+    }
+
+    /** A body read to its end under a share of the budget (to close once answered), or the reply refusing it. */
+    private record BodyRead(byte[] body, RequestBodyBudget.Lease lease, WireReply refusal) {
+        static BodyRead refused(WireReply reply) {
+            return new BodyRead(null, null, reply);
+        }
+    }
+
+    /**
+     * Reads the body to its end (so that a keep-alive connection can carry the next request) under a share of
+     * the {@link RequestBodyBudget}; refuses with 400, 413 or 429 and {@code Connection: close} without reading
+     * (the JDK server then closes at once: {@code sun.net.httpserver.drainAmount} is 0, see the static block).
+     */
+    private BodyRead readBody(HttpExchange ex, Route route, String name) throws IOException {
+        InputStream in = ex.getRequestBody();
+        if (!route.handler().readsBody()) {
+            in.transferTo(OutputStream.nullOutputStream());
+            return new BodyRead(NO_BODY, null, null);
+        }
+        long declared;
+        String cl = ex.getRequestHeaders().getFirst("Content-Length");
+        try {
+            declared = cl == null ? -1 : Long.parseLong(cl.trim());
+        } catch (NumberFormatException e) {
+            metrics.error(route.protocol(), route.verb(), "malformed_request");
+            return BodyRead.refused(closing(ex, WireReply.text(400, name + ": bad Content-Length: " + oneLine(cl))));
+        }
+        if (declared > maxRequestBytes) {
+            metrics.error(route.protocol(), route.verb(), "too_large");
+            return BodyRead.refused(closing(ex, WireReply.text(413, name + ": request body of " + declared
+                    + " bytes is over the limit of " + maxRequestBytes + " bytes")));
+        }
+        RequestBodyBudget.Lease lease = acquire(declared >= 0 ? declared : RequestBodyBudget.CHUNK);
+        if (lease == null) {
+            return BodyRead.refused(busy(ex, route, name));
+        }
+        boolean handedOver = false;
+        try {
+            BodyRead read = declared >= 0 ? readDeclared(ex, in, (int) declared, route, name, lease)
+                    : readChunked(ex, in, route, name, lease);
+            handedOver = read.refusal() == null;
+            return read;
+        } finally {
+            if (!handedOver) {
+                lease.close();
+            }
+        }
+    }
+
+    private BodyRead readDeclared(HttpExchange ex, InputStream in, int declared, Route route, String name,
+                                  RequestBodyBudget.Lease lease) throws IOException {
+        byte[] body = new byte[declared];
+        int n = in.readNBytes(body, 0, declared);
+        if (n < declared) {
+            metrics.error(route.protocol(), route.verb(), "truncated_body");
+            return BodyRead.refused(closing(ex, WireReply.text(400, name + ": request body ended after " + n
+                    + " of " + declared + " bytes")));
+        }
+        in.read(); // reaches the end of the fixed-length body (-1), so the connection may be kept alive
+        return new BodyRead(body, lease, null);
+    }
+
+    private BodyRead readChunked(HttpExchange ex, InputStream in, Route route, String name,
+                                 RequestBodyBudget.Lease lease) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        byte[] buf = new byte[16384];
+        long total = 0;
+        int n;
+        while ((n = in.read(buf)) > 0) {
+            total += n;
+            if (total > maxRequestBytes) {
+                metrics.error(route.protocol(), route.verb(), "too_large");
+                return BodyRead.refused(closing(ex, WireReply.text(413, name + ": request body is over the limit of "
+                        + maxRequestBytes + " bytes")));
+            }
+            if (total > lease.bytes() && !grow(lease)) {
+                return BodyRead.refused(busy(ex, route, name));
+            }
+            out.write(buf, 0, n);
+        }
+        return new BodyRead(out.toByteArray(), lease, null);
+    }
+
+    private RequestBodyBudget.Lease acquire(long bytes) throws IOException {
+        try {
+            return bodyBudget.tryAcquire(bytes).orElse(null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for the request-body budget", e);
+        }
+    }
+
+    private boolean grow(RequestBodyBudget.Lease lease) throws IOException {
+        try {
+            return lease.grow(RequestBodyBudget.CHUNK);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for the request-body budget", e);
+        }
+    }
+
+    /** 429: the request-body budget stayed short for the whole wait. */
+    private WireReply busy(HttpExchange ex, Route route, String name) {
+        metrics.error(route.protocol(), route.verb(), "busy");
+        LOG.warn("{}: 429, request bodies in flight fill the budget of {} bytes", name, bodyBudget.bytes());
+        ex.getResponseHeaders().set("Retry-After", "1");
+        return closing(ex, WireReply.text(429, name + ": server busy: request bodies in flight fill the budget of "
+                + bodyBudget.bytes() + " bytes (serve --request-bytes-in-flight); retry later"));
     }
 
     /** The verified client certificates (HTTPS with a client CA) and the bearer token of the request. */
@@ -360,20 +459,13 @@ public final class ExtenderServer implements AutoCloseable {
                 remote.getPort()).substring(6));
     }
 
-    /** Reads a body of unknown length (chunked); null once it exceeds {@code limit} bytes. */
-    private static byte[] readBounded(InputStream in, long limit) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
-        byte[] buf = new byte[16384];
-        long total = 0;
-        int n;
-        while ((n = in.read(buf)) > 0) {
-            total += n;
-            if (total > limit) {
-                return null;
-            }
-            out.write(buf, 0, n);
+    /** Reads up to {@link #KEEP_ALIVE_DRAIN} bytes of a body nobody needs, to its end if it is that short. */
+    private static void drain(InputStream in) throws IOException {
+        long left = KEEP_ALIVE_DRAIN;
+        long n;
+        while (left > 0 && (n = in.skip(left)) > 0) {
+            left -= n;
         }
-        return out.toByteArray();
     }
 
     private static WireReply closing(HttpExchange ex, WireReply reply) {

@@ -1,6 +1,7 @@
 package dev.railyard.scheduler.server;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -18,7 +19,10 @@ import java.util.concurrent.TimeUnit;
  *       ({@code malformed_json}, {@code wrong_type}, {@code missing_field}, {@code empty_body}, {@code too_deep},
  *       {@code too_long}, {@code duplicate_key}, {@code out_of_range}, {@code invalid_name}, {@code too_large},
  *       {@code bad_method}, {@code not_found}, {@code truncated_body}, {@code unauthenticated} (401 before the
- *       body), {@code forbidden}, {@code client_gone}, {@code internal}).</li>
+ *       body), {@code forbidden}, {@code busy} (429: the request-body budget was full), {@code client_gone},
+ *       {@code internal});</li>
+ *   <li>{@code railyard_extender_request_body_in_flight_bytes} and {@code railyard_extender_request_body_budget_bytes}:
+ *       request-body bytes held now, and the budget they may fill ({@link RequestBodyBudget}).</li>
  * </ul>
  * Thread-safe; meters are created on first use and cached.
  */
@@ -37,6 +41,17 @@ public final class ServerMetrics {
 
     public ServerMetrics(MeterRegistry registry) {
         this.registry = registry;
+    }
+
+    /** Registers the gauges of the request-body budget (once per registry; later calls keep the first). */
+    void bodyBudget(RequestBodyBudget budget) {
+        if (registry.find("railyard.extender.request.body.budget").gauge() != null) {
+            return;
+        }
+        Gauge.builder("railyard.extender.request.body.in.flight", budget, RequestBodyBudget::bytesInFlight)
+                .description("Request-body bytes held in memory now").baseUnit("bytes").register(registry);
+        Gauge.builder("railyard.extender.request.body.budget", budget, RequestBodyBudget::bytes)
+                .description("Request-body bytes that may be held at once").baseUnit("bytes").register(registry);
     }
 
     /** Records one request's latency. */

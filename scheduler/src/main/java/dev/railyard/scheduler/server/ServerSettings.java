@@ -16,10 +16,13 @@ import java.util.Objects;
  *                        needs {@code tls}. The listener then asks every client for a certificate: one that does
  *                        not verify ends the TLS handshake, none at all is left to each route
  *                        ({@link dev.railyard.scheduler.protocol.VerbHandler#refuse})
+ * @param bodyBudget      request-body bytes held at once across every listener given the same instance; a request
+ *                        that cannot get its share in time is answered 429 ({@link RequestBodyBudget})
  * @throws IllegalArgumentException for a limit outside 1..{@link #MAX_CONFIGURABLE_BYTES} or a client CA without TLS
  */
 public record ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls,
-                             ConnectionTimeouts connections, ClientCertificateAuthority clientCa) {
+                             ConnectionTimeouts connections, ClientCertificateAuthority clientCa,
+                             RequestBodyBudget bodyBudget) {
     /** Default request-size limit: 64 MiB (a Volcano prioritize over 100 GPU nodes is about 20 MB). */
     public static final long DEFAULT_MAX_REQUEST_BYTES = 64L << 20;
     /** Largest limit that can be configured: a request is held in one byte array. */
@@ -28,6 +31,7 @@ public record ServerSettings(InetSocketAddress address, long maxRequestBytes, Tl
     public ServerSettings {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(connections, "connections");
+        Objects.requireNonNull(bodyBudget, "bodyBudget");
         if (maxRequestBytes < 1 || maxRequestBytes > MAX_CONFIGURABLE_BYTES) {
             throw new IllegalArgumentException("request-size limit must be 1.." + MAX_CONFIGURABLE_BYTES
                     + " bytes, got " + maxRequestBytes);
@@ -37,14 +41,20 @@ public record ServerSettings(InetSocketAddress address, long maxRequestBytes, Tl
         }
     }
 
+    /** Settings with a request-body budget of a quarter of the heap ({@link RequestBodyBudget#fromHeap()}). */
+    public ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls,
+                          ConnectionTimeouts connections, ClientCertificateAuthority clientCa) {
+        this(address, maxRequestBytes, tls, connections, clientCa, RequestBodyBudget.fromHeap());
+    }
+
     /** Settings without client certificates. */
     public ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls,
                           ConnectionTimeouts connections) {
-        this(address, maxRequestBytes, tls, connections, null);
+        this(address, maxRequestBytes, tls, connections, null, RequestBodyBudget.fromHeap());
     }
 
     /** Settings with the default connection timeouts ({@link ConnectionTimeouts#DEFAULTS}). */
     public ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls) {
-        this(address, maxRequestBytes, tls, ConnectionTimeouts.DEFAULTS, null);
+        this(address, maxRequestBytes, tls, ConnectionTimeouts.DEFAULTS, null, RequestBodyBudget.fromHeap());
     }
 }

@@ -156,4 +156,26 @@ class DemoCommandTest {
         assertThat(text.toString()).isEmpty();
         assertThat(dir.resolve("pics")).doesNotExist();
     }
+
+    @Test
+    void svgNamingADirectoryIsRefusedBeforeAnyOutput(@TempDir Path dir) {
+        CommandLine cmd = RailyardCommand.commandLine();
+        StringWriter text = new StringWriter();
+        StringWriter err = new StringWriter();
+        cmd.setOut(new PrintWriter(text));
+        cmd.setErr(new PrintWriter(err));
+        assertThat(cmd.execute("demo", "--svg", dir.toString())).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("railyard: --svg " + dir + ": is a directory; give a file name such as "
+                + dir.resolve("railyard-demo.svg") + SEP);
+        assertThat(text.toString()).isEmpty();
+    }
+
+    @Test
+    void mistypedSubcommandGetsASuggestion() {
+        CommandLine cmd = RailyardCommand.commandLine();
+        StringWriter err = new StringWriter();
+        cmd.setErr(new PrintWriter(err));
+        assertThat(cmd.execute("topolgy")).isEqualTo(2);
+        assertThat(err.toString()).contains("; did you mean topology").doesNotContain(SEP + "r");
+    }
 }

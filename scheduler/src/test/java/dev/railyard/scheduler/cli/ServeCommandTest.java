@@ -230,4 +230,28 @@ class ServeCommandTest {
         assertThat(err.toString().strip()).contains("--webhook-self-signed and --webhook-tls-cert/--webhook-tls-key "
                 + "exclude each other").doesNotContain("\n").doesNotContain("at dev.railyard");
     }
+
+    /** Without a cluster, /explain is mounted to say why it cannot answer, not left to the generic 404. */
+    @Test
+    void noClusterExplainSaysItNeedsACluster() throws Exception {
+        var r = parse("--no-cluster").resolve();
+        var registry = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        java.util.Map<String, dev.railyard.scheduler.protocol.VerbHandler> routes = new java.util.LinkedHashMap<>();
+        ServeCommand.mountVerbs(r, null, new dev.railyard.scheduler.protocol.NeutralPlacementDecisions(50, "test"),
+                dev.railyard.scheduler.protocol.kube.Binder.unwired(), registry, routes, new java.util.LinkedHashMap<>());
+        var reply = routes.get("/explain").handle("{\"command\":\"pools\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(reply.status()).isEqualTo(404);
+        assertThat(reply.bodyText().strip()).isEqualTo("/explain needs a cluster (serve without --no-cluster)");
+    }
+
+    @Test
+    void requestBytesInFlightFlag() {
+        assertThat(parse("--request-bytes-in-flight=256Mi").resolve().server().bodyBudget().bytes()).isEqualTo(256L << 20);
+        // default: a quarter of this JVM's heap (RequestBodyBudget.defaultBytes)
+        assertThat(parse().resolve().server().bodyBudget().bytes())
+                .isEqualTo(Math.max(Runtime.getRuntime().maxMemory() / 4, 16L << 20));
+        assertThatThrownBy(() -> parse("--request-bytes-in-flight=lots").resolve()).isInstanceOf(InputException.class)
+                .hasMessage("request bytes in flight \"lots\" is not a byte count or quantity like 64Mi");
+    }
 }

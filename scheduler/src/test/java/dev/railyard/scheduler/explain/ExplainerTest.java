@@ -369,6 +369,26 @@ class ExplainerTest {
         assertThatThrownBy(() -> VolcanoJobTemplate.read(f)).isInstanceOf(InputException.class)
                 .hasMessage(f + " document 2 (Job prod/broken): spec.tasks[0].replicas 'two' is not a whole number ≥ 0");
 
+        // int32 as Volcano's Job CRD types replicas (config/crd/bases/batch.volcano.sh_jobs.yaml, v1.10)
+        for (String[] c : new String[][]{
+                {"99999999999", "spec.tasks[0].replicas 99999999999 exceeds int32 (max 2147483647)"},
+                {"2147483648", "spec.tasks[0].replicas 2147483648 exceeds int32 (max 2147483647)"},
+                {"\"4\"", "spec.tasks[0].replicas \"4\" is a string; write it unquoted (the Volcano Job CRD types it as "
+                        + "an integer, and the API server refuses a string)"}}) {
+            Files.writeString(f, """
+                    apiVersion: batch.volcano.sh/v1alpha1
+                    kind: Job
+                    metadata: {name: broken, namespace: prod}
+                    spec:
+                      tasks:
+                      - name: main
+                        replicas: %s
+                        template: {spec: {containers: [{name: c}]}}
+                    """.formatted(c[0]));
+            assertThatThrownBy(() -> VolcanoJobTemplate.read(f)).isInstanceOf(InputException.class)
+                    .hasMessage(f + " document 1 (Job prod/broken): " + c[1]);
+        }
+
         Files.writeString(f, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
         assertThatThrownBy(() -> VolcanoJobTemplate.read(f)).isInstanceOf(InputException.class)
                 .hasMessage(f + " document 1: Pod v1 is not a Volcano Job (apiVersion batch.volcano.sh/v1alpha1, "

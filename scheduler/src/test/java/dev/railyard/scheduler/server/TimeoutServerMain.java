@@ -8,7 +8,8 @@ import java.time.Duration;
  * Runs the extender server with small connection timeouts in a JVM of its own, for {@link ConnectionTimeoutsTest}:
  * the JDK server reads its timeouts once per JVM, and the test JVM's first server uses the defaults.
  *
- * <p>Arguments: request-read timeout and idle timeout in seconds. Prints {@code PORT <n>} on stdout once
+ * <p>Arguments: request-read timeout and idle timeout in seconds, optionally the request-size limit in bytes
+ * (default 1 MiB; the request-body budget is a quarter of this JVM's heap). Prints {@code PORT <n>} on stdout once
  * listening, and exits when stdin closes.
  */
 public final class TimeoutServerMain {
@@ -20,7 +21,7 @@ public final class TimeoutServerMain {
                 Duration.ofSeconds(Long.parseLong(args[1])), 200);
         var registry = TestServers.registry();
         ServerSettings settings = new ServerSettings(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                1 << 20, null, timeouts);
+                args.length > 2 ? Long.parseLong(args[2]) : 1 << 20, null, timeouts);
         try (ExtenderServer server = ExtenderServer.start(settings,
                 TestServers.routes(new dev.railyard.scheduler.protocol.NeutralPlacementDecisions(50, "test"), registry),
                 ReadinessProbe.always(), registry)) {

@@ -1,0 +1,142 @@
+package dev.railyard.scheduler.server;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A process-wide budget for request-body bytes held in memory at once, shared by every listener that is given the
+ * same instance. Each body under the per-request limit fits on its own, but many at once could fill the heap
+ * (twelve 60 MiB bodies against a 400 MiB heap end the JVM); a request takes its share of this budget before its
+ * body is read and gives it back once its reply is computed, and a request that cannot get its share within
+ * {@link #maxWait()} is answered 429 with {@code Retry-After} instead.
+ *
+ * <p>Backed by a fair {@link Semaphore} counting KiB (so budgets up to 2 TiB fit an {@code int}). A request that
+ * declares more than the whole budget takes the whole budget, i.e. runs alone, rather than never running. A body
+ * of unknown length (chunked) takes {@link #CHUNK} to start and grows its share a chunk at a time as it arrives.
+ *
+ * <p>Sizing ({@link #defaultBytes(long)}): a quarter of the JVM's maximum heap. Parsing a body into objects takes
+ * a few times its size again, so a quarter leaves room for that and for the cluster cache.
+ */
+public final class RequestBodyBudget {
+    /** Granularity of a chunked body's share, bytes. */
+    public static final long CHUNK = 1L << 20;
+    /** How long a request waits for its share by default before its 429. */
+    public static final Duration DEFAULT_WAIT = Duration.ofMillis(500);
+    private static final long KIB = 1024;
+
+    private final long bytes;
+    private final int permits;
+    private final Duration maxWait;
+    private final Semaphore semaphore;
+
+    /**
+     * @param bytes   budget in bytes, &gt;= 1 KiB
+     * @param maxWait how long a request waits for its share, &gt;= 0
+     * @throws IllegalArgumentException for a budget under 1 KiB or over 2 TiB, or a negative wait
+     */
+    public RequestBodyBudget(long bytes, Duration maxWait) {
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (bytes < KIB || bytes / KIB > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("request-body budget must be 1Ki..2Ti bytes, got " + bytes);
+        }
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("request-body budget wait must be >= 0, got " + maxWait);
+        }
+        this.bytes = bytes;
+        this.permits = (int) (bytes / KIB);
+        this.maxWait = maxWait;
+        this.semaphore = new Semaphore(permits, true);
+    }
+
+    /** A budget of {@link #defaultBytes(long) a quarter of this JVM's heap}, waiting {@link #DEFAULT_WAIT}. */
+    public static RequestBodyBudget fromHeap() {
+        return new RequestBodyBudget(defaultBytes(Runtime.getRuntime().maxMemory()), DEFAULT_WAIT);
+    }
+
+    /**
+     * @param maxHeapBytes the JVM's maximum heap ({@link Runtime#maxMemory()})
+     * @return a quarter of it, at least 16 MiB
+     */
+    public static long defaultBytes(long maxHeapBytes) {
+        return Math.max(maxHeapBytes / 4, 16L << 20);
+    }
+
+    /** The budget, bytes. */
+    public long bytes() {
+        return bytes;
+    }
+
+    /** How long a request waits for its share. */
+    public Duration maxWait() {
+        return maxWait;
+    }
+
+    /** Bytes currently held by requests (KiB granularity). */
+    public long bytesInFlight() {
+        return (long) (permits - semaphore.availablePermits()) * KIB;
+    }
+
+    /**
+     * Takes a share for a body of {@code bodyBytes}, waiting up to {@link #maxWait()}.
+     *
+     * @param bodyBytes the body's size, bytes, &gt;= 0 (more than the budget takes the whole budget)
+     * @return the share to close once the reply is computed, or empty when the budget stayed short for the whole wait
+     * @throws InterruptedException when the thread is interrupted while waiting
+     */
+    public Optional<Lease> tryAcquire(long bodyBytes) throws InterruptedException {
+        Lease lease = new Lease();
+        return lease.grow(bodyBytes) ? Optional.of(lease) : Optional.empty();
+    }
+
+    private int permitsFor(long n) {
+        long kib = (Math.max(n, 0) + KIB - 1) / KIB;
+        return (int) Math.min(Math.max(kib, 1), permits);
+    }
+
+    /** One request's share of the budget; {@link #close()} gives it back (once). Not thread-safe. */
+    public final class Lease implements AutoCloseable {
+        private int held;
+        private boolean closed;
+
+        private Lease() {
+        }
+
+        /**
+         * Adds {@code moreBytes} to this share, waiting up to {@link #maxWait()}; a share never exceeds the budget.
+         *
+         * @return false when the budget stayed short for the whole wait (the share is unchanged)
+         * @throws InterruptedException when interrupted while waiting
+         */
+        public boolean grow(long moreBytes) throws InterruptedException {
+            if (closed) {
+                throw new IllegalStateException("lease already closed");
+            }
+            int want = Math.min(permitsFor(moreBytes), permits - held);
+            if (want <= 0) {
+                return true;
+            }
+            if (!semaphore.tryAcquire(want, maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+            held += want;
+            return true;
+        }
+
+        /** Bytes this share holds. */
+        public long bytes() {
+            return (long) held * KIB;
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                semaphore.release(held);
+                held = 0;
+            }
+        }
+    }
+}
