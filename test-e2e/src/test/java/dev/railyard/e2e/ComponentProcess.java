@@ -23,12 +23,27 @@ public final class ComponentProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final Duration grace;
+    private final List<String> command;
+    private final Map<String, String> env;
 
-    private ComponentProcess(String name, Process process, Path log, Duration grace) {
+    private ComponentProcess(String name, Process process, Path log, Duration grace, List<String> command,
+                             Map<String, String> env) {
         this.name = name;
         this.process = process;
         this.log = log;
         this.grace = grace;
+        this.command = List.copyOf(command);
+        this.env = Map.copyOf(env);
+    }
+
+    /** The command line it was started with (to start it again). */
+    public List<String> command() {
+        return command;
+    }
+
+    /** The extra environment it was started with. */
+    public Map<String, String> env() {
+        return env;
     }
 
     /**
@@ -48,7 +63,7 @@ public final class ComponentProcess implements AutoCloseable {
         pb.environment().putAll(env);
         Process p = pb.start();
         Files.writeString(logDir.resolve(name + ".pid"), Long.toString(p.pid()), StandardCharsets.UTF_8);
-        return new ComponentProcess(name, p, log, grace);
+        return new ComponentProcess(name, p, log, grace, command, env);
     }
 
     /** Component name, also the log file's base name. */

@@ -90,9 +90,18 @@ public final class HintAnnotations {
     /** Output: the rail indices of the pod's GPUs in local-rank order, comma-separated ({@code 0,1,2,3}). */
     public static final String RAILS = PREFIX + "rails";
 
+    /**
+     * State: an address hold Railyard took for the pod and has not seen settled yet (JSON: uid, node, by, since,
+     * until; docs/adr/0011-address-holds.md). Written on the pod by Volcano's {@code allocateFunc} and carried by the
+     * Binding of kube-scheduler's {@code bind}, so a restarted replica or a new leader keeps the hold.
+     */
+    public static final String ADDRESS_HOLD = PREFIX + "address-hold";
+
     /** The keys a job author sets (inputs), in the README's order. */
     public static final List<String> INPUT_KEYS = List.of(GPU_HCA_AFFINITY, GPU_HCA_MAX_DISTANCE, RAIL_ALIGNMENT,
             FABRIC_SCOPE, FABRIC_SCOPE_POLICY, RANK_ORDER);
+    /** The keys Railyard keeps its own state in ({@link #ADDRESS_HOLD}): neither inputs nor hints. */
+    public static final List<String> STATE_KEYS = List.of(ADDRESS_HOLD);
     /** The keys Railyard writes onto a pod at bind time (outputs). */
     public static final List<String> OUTPUT_KEYS = List.of(PLACEMENT, NCCL_IB_HCA, NCCL_SOCKET_IFNAME,
             NCCL_IB_ADDR_RANGE, NCCL_IB_ADDR_FAMILY, NCCL_NET_GDR_LEVEL, RANK, RAILS);

@@ -2,6 +2,7 @@ package dev.railyard.scheduler.cli;
 
 import dev.railyard.scheduler.access.ApiServerAccess;
 import dev.railyard.scheduler.access.ExplainAccess;
+import dev.railyard.scheduler.cluster.ApiServerPing;
 import dev.railyard.scheduler.cluster.ClusterCache;
 import dev.railyard.scheduler.cluster.ClusterState;
 import dev.railyard.scheduler.cluster.ClusterView;
@@ -22,11 +23,13 @@ import dev.railyard.scheduler.service.EnginePlacementDecisions;
 import dev.railyard.scheduler.service.ExplainEndpoint;
 import dev.railyard.scheduler.service.HintSweep;
 import dev.railyard.scheduler.service.LeaderElection;
+import dev.railyard.scheduler.service.PodHoldWriter;
 import dev.railyard.scheduler.service.SchedulingEvents;
 import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricFile;
 import dev.railyard.topology.fabric.FabricModel;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -56,12 +59,14 @@ import java.util.function.Supplier;
  * @param sweep      hands pods bound without hints to the backfill (Volcano binds without a bind verb)
  * @param events     Events on pods Railyard refused
  * @param election   leader election, or null when off
- * @param readiness  ready once the informers have synced
+ * @param readiness  ready once the informers have synced, while no watch has been broken and the API server has
+ *                   answered within the bound ({@code --max-watch-outage})
+ * @param ping       asks the API server whether it answers
  */
 record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger ledger, PlacementDecisions decisions,
                      Binder binder,
                      HintBackfill backfill, BindingHintWebhook webhook, HintSweep sweep, SchedulingEvents events,
-                     ReadinessProbe readiness, LeaderElection election) implements AutoCloseable {
+                     ReadinessProbe readiness, LeaderElection election, ApiServerPing ping) implements AutoCloseable {
 
     /**
      * Leader-election settings.
@@ -84,8 +89,11 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
      *                        configuration at all (no kubeconfig, not in a pod)
      */
     static ClusterWiring start(Path kubeconfig, Path fabricFile, int neutralScore, MeterRegistry registry,
-                               Leadership leadership) {
+                               FreshnessOptions.Bounds bounds, Leadership leadership) {
         KubernetesClient client = connect(kubeconfig);
+        KubernetesClient quick = quickClient(client);
+        ApiServerPing ping = new ApiServerPing(quick, Clock.systemUTC(), PING_PERIOD, registry).start();
+        Duration maxWatchOutage = bounds.maxWatchOutage();
         FabricModel fabric = fabricFile == null ? null : FabricFile.read(fabricFile);
         IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC());
         ClusterState state = new ClusterState(fabric, ledger, ledger::update, Clock.systemUTC());
@@ -97,6 +105,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
                 neutralScore, registry);
         SchedulingEvents events = new SchedulingEvents(client, registry, Duration.ofMinutes(1));
         decisions.recordEventsWith(events);
+        // Volcano's holds are written on the pods (docs/adr/0011-address-holds.md) with the quick client
+        decisions.reserveWith(bounds.reservations(), new PodHoldWriter(quick, registry));
         HintSource hints = HintSource.of(decisions, cache::synced);
         HintBackfill backfill = new HintBackfill(client, hints, HintBackfill.Settings.DEFAULT, registry);
         // kube-scheduler binds within milliseconds of a pod's creation: give the informer up to 1 s (the
@@ -111,6 +121,11 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
                 return Optional.of("cluster cache has not synced: waiting for " + cache.notSynced().stream()
                         .map(k -> k.kind()).collect(java.util.stream.Collectors.joining(", ")));
             }
+            // stale state: a watch broken, or the API server silent, for longer than the bound (docs/serve.md)
+            Optional<String> stale = cache.staleness(maxWatchOutage).or(() -> ping.staleness(maxWatchOutage));
+            if (stale.isPresent()) {
+                return stale;
+            }
             cache.snapshot(); // the first view is made here, not in the first scheduler call after a (re)start
             if (election != null && election.routesByReadiness()) {
                 return election.standbyReason();
@@ -121,7 +136,20 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
         HintSweep sweep = new HintSweep(views, backfill, Duration.ofSeconds(2), Duration.ofMinutes(10),
                 election == null ? () -> true : election::leading);
         return new ClusterWiring(client, cache, ledger, decisions, binder, backfill, webhook, sweep, events,
-                readiness, election);
+                readiness, election, ping);
+    }
+
+    /** How often the API server is asked whether it answers ({@link ApiServerPing}). */
+    static final Duration PING_PERIOD = Duration.ofSeconds(1);
+
+    /**
+     * A client for the ping and the hold writes: same server and credentials, requests time out within the ping
+     * period, no retries (the callers bound their own waits).
+     */
+    private static KubernetesClient quickClient(KubernetesClient client) {
+        Config c = new ConfigBuilder(client.getConfiguration()).withRequestTimeout((int) PING_PERIOD.toMillis())
+                .withConnectionTimeout((int) PING_PERIOD.toMillis()).withRequestRetryBackoffLimit(0).build();
+        return new KubernetesClientBuilder().withConfig(c).build();
     }
 
     /** Longest wait of the bind verb for the pod to reach Railyard's cache. */
@@ -177,6 +205,7 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
         if (election != null) {
             election.close();
         }
+        ping.close();
         sweep.close();
         events.close();
         backfill.close();

@@ -195,6 +195,9 @@ final class ServeCommand implements Callable<Integer> {
                     + "NAME.NAMESPACE.svc, NAME.NAMESPACE.svc.cluster.local and NAME.")
     String webhookService;
 
+    @picocli.CommandLine.Mixin
+    FreshnessOptions freshness = new FreshnessOptions();
+
     @Option(names = "--fabric", paramLabel = "FILE",
             description = "Static fabric file (see the README, section Placement); default: Volcano HyperNodes, else node labels.")
     Path fabricFile;
@@ -218,7 +221,8 @@ final class ServeCommand implements Callable<Integer> {
         // at the first, --leader-elect)
         checkNoClusterFlags();
         Resolved r = resolve();
-        configureLogging(r.logLevel());
+        FreshnessOptions.Bounds bounds = freshness.resolve();
+        ServeLogging.configureLogging(r.logLevel());
         Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -228,8 +232,8 @@ final class ServeCommand implements Callable<Integer> {
         new ProcessorMetrics().bindTo(registry);
 
         ClusterWiring wiring = noCluster ? null : ClusterWiring.start(kubeconfig, fabricFile, r.neutralScore(), registry,
-                leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName, identity(), leaderLabel,
-                        r.leaderTiming(), () -> {
+                bounds, leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName,
+                        identity(), leaderLabel, r.leaderTiming(), () -> {
                             log.error("leadership lost: exiting so that a restart rebuilds plans and reservations "
                                     + "from the cluster (exit code 1)");
                             System.exit(1);
@@ -240,7 +244,7 @@ final class ServeCommand implements Callable<Integer> {
         ReadinessProbe readiness = wiring != null ? wiring.readiness() : ReadinessProbe.always();
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
         Map<String, VerbHandler> secureRoutes = new LinkedHashMap<>();
-        mountVerbs(r, wiring, decisions, binder, registry, routes, secureRoutes);
+        mountVerbs(r, freshness, bounds, wiring, decisions, binder, registry, routes, secureRoutes);
         ServeListeners listeners = new ServeListeners();
         WebhookCertificateRotation rotation = null;
         if (wiring != null && webhookPort == null) {
@@ -293,10 +297,22 @@ final class ServeCommand implements Callable<Integer> {
      * called (docs/adr/0010-authenticated-callers.md): the secure port, or a loopback main port, else nowhere.
      */
     static void mountVerbs(Resolved r, ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
-                                   PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
-                                   Map<String, VerbHandler> secureRoutes) {
+                           PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
+                           Map<String, VerbHandler> secureRoutes) {
+        mountVerbs(r, null, null, wiring, decisions, binder, registry, routes, secureRoutes);
+    }
+
+    /** As above, the deciding verbs bounded by {@code freshness}'s deadlines when there is a cluster. */
+    static void mountVerbs(Resolved r, FreshnessOptions freshness, FreshnessOptions.Bounds bounds,
+                           ClusterWiring wiring, PlacementDecisions decisions, Binder binder,
+                           PrometheusMeterRegistry registry, Map<String, VerbHandler> routes,
+                           Map<String, VerbHandler> secureRoutes) {
         Map<String, VerbHandler> volcanoVerbs = new VolcanoExtender(decisions, r.volcano(), registry).verbs();
         Map<String, VerbHandler> kubeVerbs = new KubeExtender(decisions, binder, r.neutralScore(), registry).verbs();
+        if (wiring != null && freshness != null) { // deadlines below the schedulers' timeouts (FreshnessOptions)
+            volcanoVerbs = freshness.gateVolcano(volcanoVerbs, bounds, r.neutralScore(), r.volcano(), registry);
+            kubeVerbs = freshness.gateKube(kubeVerbs, bounds, r.neutralScore(), binder, registry);
+        }
         if (wiring != null && wiring.election() != null) {
             // a standby answers 503 to the deciding verbs: only the leader has the plans (LeaderOnlyVerbs)
             LeaderOnlyVerbs gate = new LeaderOnlyVerbs(wiring.election()::standbyReason, registry);
@@ -361,6 +377,10 @@ final class ServeCommand implements Callable<Integer> {
         addIf(given, webhookTlsCert != null, "--webhook-tls-cert");
         addIf(given, webhookTlsKey != null, "--webhook-tls-key");
         addIf(given, webhookSelfSigned, "--webhook-self-signed");
+        addIf(given, freshness.kubeDeadline != null, "--kube-deadline");
+        addIf(given, freshness.volcanoDeadline != null, "--volcano-deadline");
+        addIf(given, freshness.maxWatchOutage != null, "--max-watch-outage");
+        addIf(given, freshness.schedulerNames != null, "--scheduler-names");
         if (given.isEmpty()) {
             return;
         }
@@ -572,26 +592,5 @@ final class ServeCommand implements Callable<Integer> {
 
     private static <T> T first(T flag, T file, T dflt) {
         return flag != null ? flag : file != null ? file : dflt;
-    }
-
-    /**
-     * fabric8's informer loop: it logs every failed list or watch with a full stack trace (ERROR before the first
-     * list, WARN after). The cluster cache says the same in one line per kind ({@code cannot watch Pod.core/v1:
-     * cannot connect (connection refused ...)}) and keeps {@code railyard_cache_feature_enabled}, so this logger is
-     * off unless a {@code -D} property sets it.
-     */
-    static final String FABRIC8_REFLECTOR_LOG = "org.slf4j.simpleLogger.log."
-            + "io.fabric8.kubernetes.client.informers.impl.cache.Reflector";
-
-    /** slf4j-simple reads these once, when the first logger is created; serve creates none before this. */
-    static void configureLogging(String level) {
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level);
-        System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
-        System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
-        System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
-        System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
-        if (System.getProperty(FABRIC8_REFLECTOR_LOG) == null) {
-            System.setProperty(FABRIC8_REFLECTOR_LOG, "off");
-        }
     }
 }

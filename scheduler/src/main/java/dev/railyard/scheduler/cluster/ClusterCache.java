@@ -60,6 +60,8 @@ public final class ClusterCache implements AutoCloseable {
         return t;
     });
     private final Duration crdRecheck;
+    /** Kinds whose informer runs but is not watching (its watch broke and is being re-established), since when. */
+    private final Map<WatchedKind, java.time.Instant> brokenSince = new ConcurrentHashMap<>();
     /** Set once every kind has been tried: until then {@link #synced()} is false even if the first informers are. */
     private volatile boolean firstPassDone;
     /**
@@ -91,6 +93,9 @@ public final class ClusterCache implements AutoCloseable {
                     .tag("kind", kind.kind()).tag("feature", kind.feature())
                     .register(registry);
         }
+        Gauge.builder("railyard_watch_broken_seconds", () -> longestOutage().map(o -> o.seconds()).orElse(0.0))
+                .description("seconds the longest-broken informer watch has been broken (0 while every watch runs)")
+                .register(registry);
         Gauge.builder("railyard_cache_age_seconds",
                         () -> lastEventMillis.get() == 0 ? 0 : (clock.millis() - lastEventMillis.get()) / 1000.0)
                 .description("seconds since any informer last saw an event")
@@ -105,6 +110,56 @@ public final class ClusterCache implements AutoCloseable {
     public void start() {
         long period = Math.max(1, crdRecheck.toSeconds());
         recheck.scheduleWithFixedDelay(this::startAvailable, 0, period, TimeUnit.SECONDS);
+        watchCheck.scheduleWithFixedDelay(this::checkWatches, 250, 250, TimeUnit.MILLISECONDS);
+    }
+
+    private final ScheduledExecutorService watchCheck = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "railyard-watch-check");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** Notes which started informers are not watching now, and since when (checked every 250 ms). */
+    void checkWatches() {
+        java.time.Instant now = clock.instant();
+        for (Map.Entry<WatchedKind, SharedIndexInformer<GenericKubernetesResource>> e : informers.entrySet()) {
+            SharedIndexInformer<GenericKubernetesResource> i = e.getValue();
+            if (i.isRunning() && !i.isWatching()) {
+                if (brokenSince.putIfAbsent(e.getKey(), now) == null) {
+                    LOG.warn("watch of {} is broken; the informer is re-establishing it", e.getKey());
+                }
+            } else if (brokenSince.remove(e.getKey()) != null) {
+                LOG.info("watch of {} is running again", e.getKey());
+            }
+        }
+        brokenSince.keySet().retainAll(informers.keySet());
+    }
+
+    /**
+     * A broken watch.
+     *
+     * @param kind    the kind whose watch is broken longest
+     * @param seconds for how long
+     */
+    public record Outage(WatchedKind kind, double seconds) {
+    }
+
+    /** @return the watch broken longest, or empty while every started informer watches */
+    public java.util.Optional<Outage> longestOutage() {
+        java.time.Instant now = clock.instant();
+        return brokenSince.entrySet().stream().min(Map.Entry.comparingByValue())
+                .map(e -> new Outage(e.getKey(), Math.max(0, Duration.between(e.getValue(), now).toMillis()) / 1000.0));
+    }
+
+    /**
+     * @param bound longest outage that still counts as fresh
+     * @return empty while no watch has been broken longer than {@code bound}; else one line saying which and how
+     *         long ({@code watch of Pod.core/v1 broken for 12 s (longer than 10 s): decisions would be stale})
+     */
+    public java.util.Optional<String> staleness(Duration bound) {
+        return longestOutage().filter(o -> o.seconds() * 1000 > bound.toMillis()).map(o -> "watch of " + o.kind()
+                + " broken for " + Math.round(o.seconds()) + " s (longer than " + bound.toMillis() / 1000.0
+                + " s): the cluster state may be stale");
     }
 
     /**
@@ -314,6 +369,7 @@ public final class ClusterCache implements AutoCloseable {
     public void close() {
         closed = true;
         recheck.shutdownNow();
+        watchCheck.shutdownNow();
         informers.values().forEach(SharedIndexInformer::close);
         informers.clear();
     }

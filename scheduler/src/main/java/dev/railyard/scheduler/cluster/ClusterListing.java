@@ -98,7 +98,7 @@ public final class ClusterListing {
      * @return the failure to reach the API server in words ("cannot connect (connection refused ...)", "unknown
      *         host ...", "timed out", "TLS handshake failed: ..."), or null when the server was reached
      */
-    static String networkProblem(Throwable e) {
+    public static String networkProblem(Throwable e) {
         for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
             String m = t.getMessage() == null || t.getMessage().isBlank() ? null : t.getMessage();
             if (t instanceof java.net.UnknownHostException) {

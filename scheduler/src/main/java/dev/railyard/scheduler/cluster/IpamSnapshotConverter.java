@@ -6,6 +6,7 @@ import dev.railyard.api.whereabouts.IPPool;
 import dev.railyard.api.whereabouts.NodeSlicePool;
 import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
+import dev.railyard.scheduler.ipam.PersistedHold;
 import dev.railyard.scheduler.ipam.PodPlacement;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -18,7 +19,8 @@ import java.util.function.Consumer;
  * {@link ClusterObjects} → the pool ledger's {@link IpamSnapshot}: NetworkAttachmentDefinitions, MacvlanNetworks,
  * IPPools, OverlappingRangeIPReservations and NodeSlicePools read into their typed {@code api} classes with fabric8's
  * serializer, {@code namespace/name} of every Pod (any phase, terminating ones included: they still hold their
- * addresses) as the live pods, and the bound pods that will draw addresses ({@link IpamSnapshot#boundPods()}). An object whose fields have the wrong shape (a string where whereabouts writes a map)
+ * addresses) as the live pods, the bound pods that will draw addresses ({@link IpamSnapshot#boundPods()}) and the
+ * holds written on pods not bound yet ({@link IpamSnapshot#heldPods()}). An object whose fields have the wrong shape (a string where whereabouts writes a map)
  * is left out with a warning naming it; what is wrong inside a well-shaped object (an allocation key that is not a
  * number) is the ledger's to report.
  */
@@ -50,6 +52,10 @@ public final class IpamSnapshotConverter {
                 if (bound != null) {
                     b.boundPod(bound);
                 }
+                PersistedHold held = heldPod(p);
+                if (held != null) {
+                    b.heldPod(held);
+                }
             }
         }
         return new Converted<>(b.build(), warnings);
@@ -61,6 +67,15 @@ public final class IpamSnapshotConverter {
             return StateIpam.boundPod(PodView.of(p));
         } catch (IllegalArgumentException e) {
             return null; // the cluster view names the pod in its warnings
+        }
+    }
+
+    /** @return the hold written on the pod when it is not bound yet ({@link StateIpam#heldPod}), else null */
+    private static PersistedHold heldPod(GenericKubernetesResource p) {
+        try {
+            return StateIpam.heldPod(PodView.of(p));
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 

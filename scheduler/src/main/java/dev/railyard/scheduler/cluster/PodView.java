@@ -38,10 +38,13 @@ import java.util.TreeMap;
  * @param nodeAffinity {@code spec.nodeSelector} and the required node affinity ({@link #nodeAffinity(Object)}); null
  *                    means any node
  * @param uid         {@code metadata.uid}, empty when absent (a hand-written snapshot)
+ * @param schedulerName {@code spec.schedulerName}, empty when absent (the API server defaults it to
+ *                    {@code default-scheduler})
  */
 public record PodView(String namespace, String name, String node, String phase, boolean terminating,
                       Map<String, String> labels, Map<String, String> annotations, boolean hostNetwork,
-                      Map<String, BigDecimal> requests, RequiredNodeAffinity nodeAffinity, String uid) {
+                      Map<String, BigDecimal> requests, RequiredNodeAffinity nodeAffinity, String uid,
+                      String schedulerName) {
     /** The NVIDIA device plugin's GPU resource. */
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
     /** Volcano's pod annotation naming the PodGroup ({@code job_controller_util.go createJobPod}). */
@@ -81,6 +84,7 @@ public record PodView(String namespace, String name, String node, String phase, 
                 : Collections.unmodifiableMap(new TreeMap<>(requests));
         nodeAffinity = nodeAffinity == null ? RequiredNodeAffinity.ANY : nodeAffinity;
         uid = uid == null ? "" : uid;
+        schedulerName = schedulerName == null ? "" : Interner.of(schedulerName);
     }
 
     /**
@@ -116,7 +120,8 @@ public record PodView(String namespace, String name, String node, String phase, 
         });
         return new PodView(ns, pod.getMetadata().getName(), node == null || node.isEmpty() ? null : node, phase,
                 pod.getMetadata().getDeletionTimestamp() != null, ObjectFields.labels(pod),
-                ObjectFields.annotations(pod), hostNetwork, requests, nodeAffinity(spec), pod.getMetadata().getUid());
+                ObjectFields.annotations(pod), hostNetwork, requests, nodeAffinity(spec), pod.getMetadata().getUid(),
+                ObjectFields.text(ObjectFields.at(spec, "schedulerName")));
     }
 
     /**

@@ -8,6 +8,8 @@ import dev.railyard.api.whereabouts.NodeSlicePool;
 import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
 import dev.railyard.scheduler.engine.SecondaryNetwork;
 import dev.railyard.scheduler.ipam.AddressPools;
+import dev.railyard.scheduler.ipam.HoldAnnotation;
+import dev.railyard.scheduler.ipam.PersistedHold;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
 import dev.railyard.scheduler.ipam.NetworkVerdict;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
@@ -39,6 +41,7 @@ final class StateIpam {
     private final Map<WatchedKind, TreeMap<String, Object>> typed = new java.util.HashMap<>();
     private final TreeMap<String, String> warnings = new TreeMap<>();
     private final TreeMap<String, PodPlacement> bound = new TreeMap<>();
+    private final TreeMap<String, PersistedHold> held = new TreeMap<>();
     private boolean objectsDirty = true;
     private boolean podsDirty = true;
     private List<SecondaryNetwork> networks;
@@ -87,7 +90,9 @@ final class StateIpam {
     void podChanged(String key, PodView now, boolean isNew) {
         PodPlacement p = now == null ? null : boundPod(now);
         PodPlacement old = p == null ? bound.remove(key) : bound.put(key, p);
-        if (isNew || !java.util.Objects.equals(old, p)) {
+        PersistedHold h = now == null ? null : heldPod(now);
+        PersistedHold oldHold = h == null ? held.remove(key) : held.put(key, h);
+        if (isNew || !java.util.Objects.equals(old, p) || !java.util.Objects.equals(oldHold, h)) {
             podsDirty = true;
         }
     }
@@ -95,6 +100,7 @@ final class StateIpam {
     /** A pod was deleted. */
     void podGone(String key) {
         bound.remove(key);
+        held.remove(key);
         podsDirty = true;
     }
 
@@ -120,7 +126,7 @@ final class StateIpam {
             ledger.accept(new IpamSnapshot(clock.instant(), list(WatchedKind.NETWORK_ATTACHMENT_DEFINITION),
                     list(WatchedKind.MACVLAN_NETWORK), list(WatchedKind.IP_POOL),
                     list(WatchedKind.OVERLAPPING_RANGE_RESERVATION), list(WatchedKind.NODE_SLICE_POOL), livePods,
-                    new ArrayList<>(bound.values())));
+                    new ArrayList<>(bound.values()), new ArrayList<>(held.values())));
         }
         if (objectsDirty || networks == null) {
             networks = List.copyOf(networks(nads, pools));
@@ -149,6 +155,28 @@ final class StateIpam {
             return null;
         }
         return new PodPlacement(v.name(), networks, v.node());
+    }
+
+    /**
+     * @return the hold written on the pod ({@link HoldAnnotation}) when the pod is not bound, neither finished nor
+     *         being deleted, attaches secondary networks by a readable annotation, and the hold names the pod's own
+     *         UID (an annotation copied onto another pod is not a hold); else null. Expired holds are returned too:
+     *         the ledger decides by its clock.
+     */
+    static PersistedHold heldPod(PodView v) {
+        if (v.node() != null || v.finished() || v.terminating() || v.hostNetwork()) {
+            return null;
+        }
+        HoldAnnotation.Value h = HoldAnnotation.read(v.annotations().get(HoldAnnotation.KEY));
+        if (h == null || v.uid().isEmpty() || !v.uid().equals(h.uid())) {
+            return null;
+        }
+        PodNetworksRequest networks = PodNetworksRequest.of(v.namespace(), v.annotations());
+        if (!networks.valid() || networks.selections().isEmpty()) {
+            return null;
+        }
+        return new PersistedHold(new PodPlacement(v.name(), networks, h.node()), h.uid(), h.origin(), h.since(),
+                h.until());
     }
 
     /**

@@ -156,10 +156,23 @@ public final class GangPlanner {
         List<PoolDemand> demands = new ArrayList<>();
         for (var e : perNode.entrySet()) {
             for (var c : e.getValue().entrySet()) {
-                demands.add(new PoolDemand(classes.get(c.getKey()).template.networks(), c.getValue(), e.getKey()));
+                demands.add(new PoolDemand(classes.get(c.getKey()).template.networks(), c.getValue(), e.getKey(),
+                        podRefs(gang, classes.get(c.getKey()).members)));
             }
         }
         return demands;
+    }
+
+    /**
+     * @return {@code namespace/name} of the gang's pods at these indices: a hold one of them already has (Volcano
+     *         allocated it in this session) is the gang's own and does not count against the gang
+     */
+    private static Set<String> podRefs(GangRequest gang, List<Integer> members) {
+        Set<String> out = new HashSet<>();
+        for (int m : members) {
+            out.add(gang.pods().get(m).key());
+        }
+        return out;
     }
 
     /**
@@ -210,7 +223,7 @@ public final class GangPlanner {
         if (snapshot.pools() != null) {
             List<PoolDemand> demands = new ArrayList<>();
             for (PodClass c : classes) {
-                demands.add(new PoolDemand(c.template.networks(), c.count(), null));
+                demands.add(new PoolDemand(c.template.networks(), c.count(), null, podRefs(gang, c.members)));
             }
             poolVerdict = snapshot.pools().check(demands);
             if (!poolVerdict.admitted()) {

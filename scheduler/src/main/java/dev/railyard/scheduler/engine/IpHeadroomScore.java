@@ -13,7 +13,7 @@ record IpHeadroomScore() implements ScoreTerm {
         if (in.snapshot().pools() == null || in.pod().selections().isEmpty()) {
             return new Value(100, "no pools checked");
         }
-        return of(in.snapshot().pools().check(in.pod().networks(), 1, in.node()));
+        return of(in.snapshot().pools().checkPod(in.pod().networks(), in.pod().key(), in.node()));
     }
 
     /** @return the term for a pools' verdict already checked (shared by the nodes of one call: NodeAnswers) */

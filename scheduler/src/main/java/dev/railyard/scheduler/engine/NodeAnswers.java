@@ -125,7 +125,7 @@ public final class NodeAnswers {
         if (s.pools() == null || pod.selections().isEmpty() || !s.pools().sameOnEveryNode(pod.networks())) {
             return null;
         }
-        return s.pools().check(pod.networks(), 1, anyNode);
+        return s.pools().checkPod(pod.networks(), pod.key(), anyNode);
     }
 
     /**
@@ -137,7 +137,7 @@ public final class NodeAnswers {
         if (s.pools() == null || pod.selections().isEmpty()) {
             return null;
         }
-        return shared != null ? shared : s.pools().check(pod.networks(), 1, node);
+        return shared != null ? shared : s.pools().checkPod(pod.networks(), pod.key(), node);
     }
 
     /**

@@ -86,7 +86,7 @@ public final class PlacementEngine {
             }
         }
         if (snapshot.pools() != null && !pod.selections().isEmpty()) {
-            PoolVerdict v = snapshot.pools().check(pod.networks(), 1, node);
+            PoolVerdict v = snapshot.pools().checkPod(pod.networks(), pod.key(), node);
             if (!v.admitted()) {
                 reasons.add(new Reason(v.reason() == PoolReason.POOL_EXHAUSTED ? ReasonCode.POOL_EXHAUSTED
                         : ReasonCode.NETWORK_INVALID, v.reason() == PoolReason.POOL_EXHAUSTED ? "IP pool exhausted"

@@ -26,6 +26,7 @@ public final class UnknownHintKeys {
     private static Set<String> known() {
         Set<String> k = new LinkedHashSet<>(HintAnnotations.INPUT_KEYS);
         k.addAll(HintAnnotations.OUTPUT_KEYS);
+        k.addAll(HintAnnotations.STATE_KEYS);
         return Set.copyOf(k);
     }
 

@@ -19,6 +19,7 @@ import dev.railyard.scheduler.engine.PlannedPod;
 import dev.railyard.scheduler.engine.PodRequest;
 import dev.railyard.scheduler.engine.Reason;
 import dev.railyard.scheduler.engine.Verdicts;
+import dev.railyard.scheduler.ipam.AddressHold;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
 import dev.railyard.scheduler.ipam.NetworkVerdict;
@@ -68,8 +69,9 @@ import java.util.regex.Pattern;
  *   <li>{@code pools}: every NetworkAttachmentDefinition's pools (and IPPools no network uses) with usable,
  *       allocated, reserved, in-flight, stale and free counts and the stale holders.</li>
  * </ul>
- * The in-flight holds of a running service are not visible here: its ledger is not shared. Thread-safe (no mutable
- * state); each call builds its own view.
+ * On the running service the live ledger's holds are copied in ({@link IpPoolLedger#copy}), so {@code pools} shows
+ * who holds what, since and until when; a what-if's own holds stay in the copy. Thread-safe (no mutable state); each
+ * call builds its own view.
  */
 public final class Explainer {
     private static final Pattern STALE = Pattern.compile("^(.*) \\((\\S+)(?: (\\S+))?\\)$");
@@ -131,8 +133,9 @@ public final class Explainer {
     }
 
     /**
-     * For the running service: over the cluster state's current view and the live ledger's objects (a fresh ledger
-     * of its own, so a what-if's holds stay here).
+     * For the running service: over the cluster state's current view and a copy of the live ledger (the view's pools,
+     * holds included), so a what-if's holds stay here; a fresh ledger over {@code ipam} when the view's pools are not
+     * a ledger.
      *
      * @param view  the state's view
      * @param ipam  the live ledger's snapshot
@@ -140,8 +143,13 @@ public final class Explainer {
      */
     public Explanation explain(ClusterView view, IpamSnapshot ipam, ExplainRequest request, Context context) {
         List<String> warnings = new ArrayList<>(context.warnings());
-        IpPoolLedger ledger = new IpPoolLedger(Clock.systemUTC(), Duration.ofHours(1), null);
-        ledger.update(ipam);
+        IpPoolLedger ledger;
+        if (view.snapshot().pools() instanceof IpPoolLedger live) {
+            ledger = live.copy(Duration.ofHours(1));
+        } else {
+            ledger = new IpPoolLedger(Clock.systemUTC(), Duration.ofHours(1), null);
+            ledger.update(ipam);
+        }
         warnings.addAll(view.warnings());
         return explain(new Prepared(view.withPools(ledger), ledger, warnings), view.objects(), request, context);
     }
@@ -270,7 +278,7 @@ public final class Explainer {
         if (pending.isEmpty()) {
             PodView first = members.get(0);
             List<Explanation.PoolLine> pools = networkPools(p.ledger.check(PodNetworksRequest.of(first.namespace(),
-                    first.annotations()), 0, null), view);
+                    first.annotations()), 0, null), p.ledger.holds());
             return new Explanation.Gang(gangName, kind, pgKey, min, Explanation.Gang.PLACED,
                     "all " + members.size() + " pod" + (members.size() == 1 ? " is" : "s are") + " bound", null,
                     List.of(), null, null, boundPlacements, List.of(), List.of(), List.of(), pools, notices);
@@ -318,7 +326,7 @@ public final class Explainer {
         String pgKey = pg == null ? null : pg.namespace() + "/" + pg.name();
         if (pod.node() != null || pod.finished()) {
             List<Explanation.PoolLine> pools = networkPools(p.ledger.check(PodNetworksRequest.of(pod.namespace(),
-                    pod.annotations()), 0, null), view);
+                    pod.annotations()), 0, null), p.ledger.holds());
             List<Explanation.Placement> placements = pod.node() == null ? List.of()
                     : List.of(PodPlacements.bound(view, pod));
             String summary = pod.node() == null ? "the pod has finished (" + pod.phase() + ")"
@@ -432,7 +440,8 @@ public final class Explainer {
             nodes.add(new Explanation.NodeEntry(v.node(), v.feasible(), ns == null ? 0 : ns.freeGpuCount(),
                     accounting, v.reasons().stream().map(Explainer::reason).toList()));
         }
-        List<Explanation.PoolLine> pools = outcome.pools() == null ? List.of() : networkPools(outcome.pools(), view);
+        List<Explanation.PoolLine> pools = outcome.pools() == null ? List.of() : networkPools(outcome.pools(),
+                view.snapshot().pools() == null ? List.of() : view.snapshot().pools().holds());
         return new Explanation.Gang(gangName, kind, pgKey, min, outcome.schedulable() ? Explanation.Gang.SCHEDULABLE
                 : Explanation.Gang.UNSCHEDULABLE, summary, gang.policy().describe(), gang.policy().sources(), domain,
                 cost, placements, reasons, ReasonGroups.of(verdicts), nodes, pools, new ArrayList<>(notices));
@@ -464,10 +473,11 @@ public final class Explainer {
             nadKeys.add(ns + "/" + r.getMetadata().getName());
         }
         Set<String> covered = new HashSet<>();
+        List<AddressHold> holds = p.ledger.holds();
         for (String key : nadKeys) {
             String ns = key.substring(0, key.indexOf('/'));
             PoolVerdict v = p.ledger.check(PodNetworksRequest.ofAnnotation(ns, key), 0, null);
-            for (Explanation.PoolLine l : networkPools(v, view)) {
+            for (Explanation.PoolLine l : networkPools(v, holds)) {
                 out.add(l);
                 if (l.pool() != null) {
                     covered.add(l.poolNamespace() + "/" + l.pool());
@@ -485,19 +495,22 @@ public final class Explainer {
             out.add(new Explanation.PoolLine(null, null, a.error() == null ? "unused" : "pool_invalid", message,
                     a.name(), a.namespace(), null, a.range(), null, (long) a.allocations(), null, null,
                     (long) a.staleAllocations().size(), null, null, staleHolders(a.staleAllocations()),
-                    a.inconsistencies(), List.of()));
+                    a.inconsistencies(), List.of(), holdLines(holds, a.name())));
         }
         return out;
     }
 
-    /** @return one line per pool of each network of the verdict; a network without pools gets one line alone */
-    static List<Explanation.PoolLine> networkPools(PoolVerdict verdict, ClusterView view) {
+    /**
+     * @param holds the ledger's holds ({@link IpPoolLedger#holds()}), listed under the pools they draw from
+     * @return one line per pool of each network of the verdict; a network without pools gets one line alone
+     */
+    static List<Explanation.PoolLine> networkPools(PoolVerdict verdict, List<AddressHold> holds) {
         List<Explanation.PoolLine> out = new ArrayList<>();
         for (NetworkVerdict nv : verdict.networks()) {
             String status = nv.reason() == PoolReason.OK ? "ok" : nv.reason().name().toLowerCase(Locale.ROOT);
             if (nv.pools().isEmpty()) {
                 out.add(new Explanation.PoolLine(nv.network(), nv.master(), status, nv.message(), null, null, null,
-                        null, null, null, null, null, null, null, null, List.of(), List.of(), nv.notes()));
+                        null, null, null, null, null, null, null, null, List.of(), List.of(), nv.notes(), List.of()));
                 continue;
             }
             for (PoolStatus s : nv.pools()) {
@@ -505,7 +518,22 @@ public final class Explainer {
                 out.add(new Explanation.PoolLine(nv.network(), nv.master(), lineStatus, s.describe(), s.poolName(),
                         s.poolNamespace(), s.node(), s.range(), s.usable(), s.allocated(), s.reservedElsewhere(),
                         s.inFlight(), (long) s.staleAllocations().size(), s.free(), s.needed(),
-                        staleHolders(s.staleAllocations()), s.inconsistencies(), nv.notes()));
+                        staleHolders(s.staleAllocations()), s.inconsistencies(), nv.notes(),
+                        holdLines(holds, s.poolName())));
+            }
+        }
+        return out;
+    }
+
+    /** @return the holders of addresses of the pool, in pod order, each with how many of its addresses */
+    static List<Explanation.HoldLine> holdLines(List<AddressHold> holds, String pool) {
+        List<Explanation.HoldLine> out = new ArrayList<>();
+        for (AddressHold h : holds) {
+            int n = (int) h.pools().stream().filter(pool::equals).count();
+            if (n > 0) {
+                out.add(new Explanation.HoldLine(h.podRef(), h.uid().isEmpty() ? null : h.uid(), h.node(),
+                        h.origin().words(), h.since() == null ? null : h.since().toString(),
+                        h.until() == null ? null : h.until().toString(), h.persisted(), n));
             }
         }
         return out;

@@ -235,19 +235,41 @@ public record Explanation(int schemaVersion, String command, Source source, List
      * @param staleHolders      the stale allocations, each with its address and podref
      * @param inconsistencies   what is wrong in the pool, one line each
      * @param notes             what whereabouts silently ignores in the network's config, or why Railyard cannot count
+     * @param holds             who makes up {@code inFlight}: each pod holding addresses of this pool, or bound and
+     *                          not recorded yet
      */
     @JsonPropertyOrder({"network", "master", "status", "message", "pool", "poolNamespace", "node", "range", "usable",
             "allocated", "reservedElsewhere", "inFlight", "stale", "free", "needed", "staleHolders",
-            "inconsistencies", "notes"})
+            "inconsistencies", "notes", "holds"})
     public record PoolLine(String network, String master, String status, String message, String pool,
                            String poolNamespace, String node, String range, Long usable, Long allocated,
                            Long reservedElsewhere, Long inFlight, Long stale, Long free, Long needed,
-                           List<StaleHolder> staleHolders, List<String> inconsistencies, List<String> notes) {
+                           List<StaleHolder> staleHolders, List<String> inconsistencies, List<String> notes,
+                           List<HoldLine> holds) {
         public PoolLine {
             staleHolders = List.copyOf(staleHolders);
             inconsistencies = List.copyOf(inconsistencies);
             notes = List.copyOf(notes);
+            holds = holds == null ? List.of() : List.copyOf(holds);
         }
+    }
+
+    /**
+     * One pod's addresses in flight in a pool: a hold, or a bound pod whose address whereabouts has not recorded.
+     *
+     * @param podRef    {@code namespace/name}
+     * @param uid       the pod's UID, or null when unknown
+     * @param node      the node, or null when not chosen yet
+     * @param by        who holds it: {@code kube filter}, {@code kube bind}, {@code volcano allocateFunc},
+     *                  {@code plan}, or {@code bound, address not recorded yet}
+     * @param since     when the hold was taken (RFC 3339), or null for a bound pod
+     * @param until     when it expires (RFC 3339), or null for a bound pod
+     * @param persisted true when the hold is written on the pod, so a restart or a new leader keeps it
+     * @param addresses how many addresses of this pool (one per pod interface on the network)
+     */
+    @JsonPropertyOrder({"podRef", "uid", "node", "by", "since", "until", "persisted", "addresses"})
+    public record HoldLine(String podRef, String uid, String node, String by, String since, String until,
+                           boolean persisted, int addresses) {
     }
 
     /**

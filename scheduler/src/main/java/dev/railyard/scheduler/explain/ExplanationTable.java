@@ -218,6 +218,37 @@ public final class ExplanationTable {
         return start < 0 ? s : s.substring(start + 2);
     }
 
+    /** At most this many holders are named per pool; the rest are counted. */
+    static final int HOLDS_SHOWN = 10;
+
+    /**
+     * @return {@code job/w-0 (kube bind, gpu-a1, since 2026-12-01T17:40:00Z, until 2026-12-01T17:45:00Z, on the pod),
+     *         job/w-1 (bound, address not recorded yet, gpu-a2)}
+     */
+    static String holders(List<Explanation.HoldLine> holds) {
+        List<String> hs = new ArrayList<>();
+        for (int i = 0; i < Math.min(HOLDS_SHOWN, holds.size()); i++) {
+            Explanation.HoldLine h = holds.get(i);
+            List<String> parts = new ArrayList<>(List.of(h.by()));
+            if (h.node() != null) {
+                parts.add(h.node());
+            }
+            if (h.since() != null) {
+                parts.add("since " + h.since());
+            }
+            if (h.until() != null) {
+                parts.add("until " + h.until());
+            }
+            if (h.persisted()) {
+                parts.add("on the pod");
+            }
+            hs.add(h.podRef() + (h.addresses() > 1 ? " ×" + h.addresses() : "") + " (" + String.join(", ", parts)
+                    + ")");
+        }
+        int more = holds.size() - HOLDS_SHOWN;
+        return String.join(", ", hs) + (more > 0 ? " and " + more + " more" : "");
+    }
+
     private static void pools(StringBuilder b, List<Explanation.PoolLine> pools, boolean needed) {
         List<String[]> rows = new ArrayList<>();
         List<String> head = new ArrayList<>(List.of("NETWORK", "MASTER", "POOL", "NAMESPACE", "USABLE", "ALLOCATED",
@@ -255,6 +286,9 @@ public final class ExplanationTable {
             }
             for (String inc : l.inconsistencies()) {
                 details.add("  inconsistent " + l.pool() + ": " + inc);
+            }
+            if (!l.holds().isEmpty()) {
+                details.add("  in flight in " + l.pool() + ": " + holders(l.holds()));
             }
         }
         table(b, rows, "  ");

@@ -28,6 +28,16 @@ public interface AddressPools {
     }
 
     /**
+     * Checks one pod: as {@link #check(PodNetworksRequest, int, String)} for one pod, where a hold the pod already
+     * has is its own and does not count against it.
+     *
+     * @param podRef {@code namespace/name} of the pod
+     */
+    default PoolVerdict checkPod(PodNetworksRequest request, String podRef, String node) {
+        return check(List.of(new PoolDemand(request, 1, node, java.util.Set.of(podRef))));
+    }
+
+    /**
      * Checks several demands together, as for a gang whose tasks differ or span nodes: demands drawing on the same
      * pool add up.
      */
@@ -41,6 +51,20 @@ public interface AddressPools {
      * @param placements pods with their node; a node-slice network needs the node
      */
     PoolVerdict reserve(List<PodPlacement> placements);
+
+    /**
+     * Atomically checks the pods together and, when admitted, holds one address per pod, network and range, naming
+     * the pod's UID, the node, who holds it and until when ({@link HoldRequest}). A pod's earlier holds are its own:
+     * they do not count against it, and are replaced. Refused: nothing changes.
+     */
+    default PoolVerdict hold(List<HoldRequest> requests) {
+        return reserve(requests.stream().map(HoldRequest::placement).toList());
+    }
+
+    /** @return every hold, and every bound pod whose address is not recorded yet, one entry per pod */
+    default List<AddressHold> holds() {
+        return List.of();
+    }
 
     /**
      * Drops every hold of the pod (Unreserve, or the pod was deleted).

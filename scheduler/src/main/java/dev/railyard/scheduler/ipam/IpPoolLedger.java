@@ -5,19 +5,18 @@ import dev.railyard.api.whereabouts.IPPool;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Comparator;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The whereabouts address ledger: free addresses per pool exactly as whereabouts counts them, minus Railyard's own
- * in-flight holds, checked for whole gangs at once.
+ * The whereabouts address ledger: free addresses per pool exactly as whereabouts counts them, minus the addresses
+ * promised and not recorded yet, checked for whole gangs at once; and the holds that make those promises, in the
+ * manner of kube-scheduler's assume cache (docs/adr/0011-address-holds.md).
  *
  * <p>For every network a pod attaches ({@link NetworkSelectionParser}), the ledger resolves the
  * NetworkAttachmentDefinition (and the MacvlanNetwork that rendered it), reads its whereabouts IPAM config
@@ -27,44 +26,45 @@ import java.util.Set;
  * IPPool means nothing is allocated yet. Stale allocations (podref of no existing pod) are reported and still count
  * as used: whereabouts does not reuse them until its reconciler runs.
  *
- * <p>In flight: addresses promised but not in the pool yet. (1) Holds: {@link #reserve} holds one address per pod,
- * network and range. A hold ends when the pool shows an allocation for the pod and interface that was not there
- * when the hold was made, when a snapshot taken after the hold no longer lists the pod, on {@link #release}, or
- * after the configured timeout. (2) Bound pods ({@link IpamSnapshot#boundPods()}) whose allocation the pool does not
- * list yet, read from every snapshot: they cover the time after a hold ends by timeout and, since they come from the
- * cluster and not from memory, a restarted Railyard (docs/adr/0005). A pod interface with both counts once.
+ * <p>In flight: addresses promised but not in the pool yet, each pod interface counted once.
+ * <ul>
+ *   <li><b>Holds</b> ({@link #hold}): one address per pod, network and range, taken atomically with the check
+ *       (no interleaving of concurrent calls hands out more than a pool has free). Each names the pod (UID), the
+ *       node, the pool and interface, who took it, since when and until when. A hold ends when the pool shows an
+ *       allocation for the pod and interface that was not there when the hold was made, when a snapshot taken after
+ *       the hold no longer lists the pod, on {@link #release}, or at its expiry.</li>
+ *   <li><b>Persisted holds</b> ({@link IpamSnapshot#heldPods()}): holds written on pods not bound yet, read back from
+ *       the cluster. A restarted replica or a new leader adopts each one (without checking it again: it was
+ *       promised) until the cluster stops showing it or it expires. A release remembers the hold, so the annotation
+ *       still in the cluster until the caller removes it is not adopted back.</li>
+ *   <li><b>Bound pods</b> ({@link IpamSnapshot#boundPods()}) whose allocation the pool does not list yet: they cover
+ *       the time after a hold ends by expiry and, since they come from the cluster, a restart (docs/adr/0005).</li>
+ * </ul>
  *
- * <p>Thread-safety: every public method is safe to call concurrently. {@link #check}, {@link #reserve},
- * {@link #release} and {@link #update} serialize on one lock; the work under it is hash lookups and cached counts
- * (the per-snapshot counts are computed once), so a check costs microseconds.
+ * <p>Thread-safety: every public method is safe to call concurrently. Checks, holds, releases and updates serialize
+ * on one lock; the work under it is hash lookups and cached counts (the per-snapshot counts are computed once), so a
+ * check costs microseconds.
  */
 public final class IpPoolLedger implements AddressPools {
     /** Default hold timeout: whereabouts gives a CNI ADD two minutes ({@code AddTimeLimit}), plus binding slack. */
     public static final Duration DEFAULT_RESERVATION_TIMEOUT = Duration.ofMinutes(5);
+    /**
+     * How long after a {@code bind} hold its Binding must show in the cluster: a snapshot taken later that lists the
+     * pod unbound ends the hold (the Binding failed after its caller gave up waiting). The bind verb waits at most
+     * its deadline (seconds); this leaves the informer ample time.
+     */
+    public static final Duration BINDING_GRACE = Duration.ofSeconds(30);
 
     private final Clock clock;
     private final Duration reservationTimeout;
     private final String whereaboutsNamespace;
     private final Object lock = new Object();
     private LedgerState state;
-    private final Map<String, ArrayDeque<Hold>> holdsByPool = new HashMap<>();
-    private final Map<String, List<Hold>> holdsByPod = new HashMap<>();
-
-    /**
-     * One address held for a pod.
-     *
-     * @param podRef      {@code ns/name}
-     * @param poolName    IPPool name
-     * @param ifname      pod interface the address is for
-     * @param createdAt   when the hold was made
-     * @param preexisting the pool's addresses already allocated to this podref when the hold was made
-     */
-    private record Hold(String podRef, String poolName, String ifname, Instant createdAt, Set<String> preexisting) {
-    }
+    private final HoldBook book = new HoldBook();
 
     /**
      * @param clock                time source for hold expiry
-     * @param reservationTimeout   how long a hold lives at most; positive
+     * @param reservationTimeout   how long a hold lives at most unless its request says otherwise; positive
      * @param whereaboutsNamespace namespace whereabouts keeps its objects in, or null to use wherever they are (the
      *                             snapshot then should list them cluster-wide)
      */
@@ -84,32 +84,50 @@ public final class IpPoolLedger implements AddressPools {
         this(clock, DEFAULT_RESERVATION_TIMEOUT, null);
     }
 
+    /** @return the default hold lifetime */
+    public Duration reservationTimeout() {
+        return reservationTimeout;
+    }
+
     /**
-     * Replaces the snapshot and ends the holds it settles: the pod's new allocation is in the pool, or the pod is
-     * gone.
+     * Replaces the snapshot: ends the holds it settles (the pod's new allocation is in the pool, or the pod is gone),
+     * adopts the persisted holds it shows that this ledger does not hold, and drops adopted holds it no longer shows.
      */
     public void update(IpamSnapshot snapshot) {
         LedgerState next = new LedgerState(snapshot, whereaboutsNamespace);
         synchronized (lock) {
             state = next;
-            List<Hold> done = new ArrayList<>();
-            for (List<Hold> holds : holdsByPod.values()) {
-                for (Hold h : holds) {
-                    if (settled(next, h)) {
-                        done.add(h);
-                    }
+            Instant now = clock.instant();
+            Set<String> shown = new HashSet<>();
+            for (PersistedHold p : snapshot.heldPods()) {
+                shown.add(HoldBook.persistedKey(p.podRef(), p.since()));
+            }
+            for (HoldBook.Hold h : book.all()) {
+                if (settled(next, h) || h.adopted() && !shown.contains(h.persistedKey())) {
+                    book.drop(h);
                 }
             }
-            done.forEach(this::drop);
-            expire(clock.instant());
+            book.forgetReleases(shown);
+            book.expire(now);
+            for (PersistedHold p : snapshot.heldPods()) {
+                if (p.until().isAfter(now) && book.ofPod(p.podRef()).isEmpty()
+                        && !book.released(HoldBook.persistedKey(p.podRef(), p.since()))) {
+                    addHolds(new HoldRequest(p.placement(), p.uid(), p.origin(), Duration.ofSeconds(1)), p.since(),
+                            p.until(), true);
+                }
+            }
         }
     }
 
-    private static boolean settled(LedgerState s, Hold h) {
-        if (s.snapshot.takenAt().isAfter(h.createdAt()) && !s.snapshot.livePods().contains(h.podRef())) {
+    private static boolean settled(LedgerState s, HoldBook.Hold h) {
+        if (s.snapshot.takenAt().isAfter(h.since()) && !s.snapshot.livePods().contains(h.podRef())) {
             return true;
         }
-        DecodedPool pool = s.pool(h.poolName()).pool();
+        if (h.origin() == HoldOrigin.BIND && s.snapshot.takenAt().isAfter(h.since().plus(BINDING_GRACE))
+                && !s.boundRefs().contains(h.podRef())) {
+            return true; // the Binding never landed
+        }
+        DecodedPool pool = s.pool(h.pool()).pool();
         if (pool == null || pool.error() != null) {
             return false;
         }
@@ -129,19 +147,23 @@ public final class IpPoolLedger implements AddressPools {
         }
     }
 
-    /** @return the number of addresses Railyard holds in flight, over all pools */
+    /** @return the number of addresses held, over all pools (bound pods not recorded yet not included) */
     public int heldAddresses() {
         synchronized (lock) {
-            expire(clock.instant());
-            return holdsByPool.values().stream().mapToInt(ArrayDeque::size).sum();
+            book.expire(clock.instant());
+            return book.size();
         }
     }
 
     @Override
     public PoolVerdict check(List<PoolDemand> demands) {
+        Set<String> mine = new HashSet<>();
+        for (PoolDemand d : demands) {
+            mine.addAll(d.podRefs());
+        }
         synchronized (lock) {
-            expire(clock.instant());
-            return evaluate(state, demands, Set.of(), false);
+            book.expire(clock.instant());
+            return LedgerEvaluation.evaluate(state, book, demands, mine, false);
         }
     }
 
@@ -165,50 +187,165 @@ public final class IpPoolLedger implements AddressPools {
 
     @Override
     public PoolVerdict reserve(List<PodPlacement> placements) {
+        List<HoldRequest> requests = new ArrayList<>();
+        for (PodPlacement p : placements) {
+            requests.add(new HoldRequest(p, "", HoldOrigin.PLAN, reservationTimeout));
+        }
+        return hold(requests);
+    }
+
+    @Override
+    public PoolVerdict hold(List<HoldRequest> requests) {
         synchronized (lock) {
             Instant now = clock.instant();
-            expire(now);
+            book.expire(now);
             List<PoolDemand> demands = new ArrayList<>();
             Set<String> pods = new HashSet<>();
-            for (PodPlacement p : placements) {
-                demands.add(new PoolDemand(p.request(), 1, p.node()));
-                pods.add(p.podRef());
+            for (HoldRequest r : requests) {
+                demands.add(new PoolDemand(r.placement().request(), 1, r.placement().node()));
+                pods.add(r.podRef());
             }
-            PoolVerdict verdict = evaluate(state, demands, pods, true);
+            PoolVerdict verdict = LedgerEvaluation.evaluate(state, book, demands, pods, true);
             if (!verdict.admitted()) {
                 return verdict;
             }
-            pods.forEach(this::releaseLocked);
-            for (PodPlacement p : placements) {
-                for (NetworkSelection sel : p.request().selections()) {
-                    NetworkResolution res = state.resolve(sel);
-                    if (res.ipam() == null) {
-                        continue;
-                    }
-                    for (int i = 0; i < res.ipam().ranges().size(); i++) {
-                        RangeView view = state.view(res, i, p.node());
-                        Set<String> preexisting = new HashSet<>();
-                        if (view.pool() != null) {
-                            for (DecodedPool.Allocation a : view.pool().allocationsOf(p.podRef())) {
-                                if (a.address() != null) {
-                                    preexisting.add(AddressText.format(a.address()));
-                                }
-                            }
-                        }
-                        add(new Hold(p.podRef(), view.memberPools().get(0), sel.podInterface(), now,
-                                Set.copyOf(preexisting)));
-                    }
-                }
+            pods.forEach(p -> book.release(p, true));
+            for (HoldRequest r : requests) {
+                addHolds(r, now, now.plus(r.ttl()), false);
             }
             return verdict;
+        }
+    }
+
+    /** Adds one hold per network and range of the request. Callers hold the lock. */
+    private void addHolds(HoldRequest r, Instant since, Instant until, boolean adopted) {
+        PodPlacement p = r.placement();
+        for (NetworkSelection sel : p.request().selections()) {
+            NetworkResolution res = state.resolve(sel);
+            if (res.ipam() == null || res.failure() != null) {
+                continue;
+            }
+            for (int i = 0; i < res.ipam().ranges().size(); i++) {
+                RangeView view = state.view(res, i, p.node());
+                if (view.failure() != null || view.memberPools().isEmpty()) {
+                    continue;
+                }
+                Set<String> preexisting = new HashSet<>();
+                if (view.pool() != null) {
+                    for (DecodedPool.Allocation a : view.pool().allocationsOf(p.podRef())) {
+                        if (a.address() != null) {
+                            preexisting.add(AddressText.format(a.address()));
+                        }
+                    }
+                }
+                book.add(new HoldBook.Hold(p.podRef(), r.uid(), view.memberPools().get(0), sel.podInterface(),
+                        p.node(), r.origin(), since, until, Set.copyOf(preexisting), adopted));
+            }
         }
     }
 
     @Override
     public int release(String podRef) {
         synchronized (lock) {
-            return releaseLocked(podRef);
+            return book.release(podRef, true).size();
         }
+    }
+
+    /**
+     * Drops the pod's holds if they are still the ones taken at {@code since} (a later hold of the same pod stays):
+     * for a Binding whose outcome came after the pod was held again.
+     *
+     * @return how many holds were dropped
+     */
+    public int releaseIfSince(String podRef, Instant since) {
+        synchronized (lock) {
+            List<HoldBook.Hold> held = book.ofPod(podRef);
+            if (held.isEmpty() || !held.get(0).since().equals(since)) {
+                return 0;
+            }
+            return book.release(podRef, true).size();
+        }
+    }
+
+    /**
+     * @return the pod's current holds as one entry, or null when it holds none
+     */
+    public AddressHold holdOf(String podRef) {
+        synchronized (lock) {
+            book.expire(clock.instant());
+            List<AddressHold> h = describe(book.ofPod(podRef), state);
+            return h.isEmpty() ? null : h.get(0);
+        }
+    }
+
+    @Override
+    public List<AddressHold> holds() {
+        synchronized (lock) {
+            book.expire(clock.instant());
+            List<AddressHold> out = new ArrayList<>(describe(book.all(), state));
+            Map<String, List<String>[]> bound = new LinkedHashMap<>();
+            Set<String> heldSlots = new HashSet<>();
+            for (HoldBook.Hold h : book.all()) {
+                heldSlots.add(h.pool() + " " + LedgerState.slot(h.podRef(), h.ifname()));
+            }
+            Map<String, String> nodes = new LinkedHashMap<>();
+            for (PodPlacement p : state.snapshot.boundPods()) {
+                nodes.put(p.podRef(), p.node());
+            }
+            state.unrecordedByPool().forEach((pool, slots) -> {
+                for (String slot : slots) {
+                    if (heldSlots.contains(pool + " " + slot)) {
+                        continue;
+                    }
+                    @SuppressWarnings("unchecked")
+                    List<String>[] lists = bound.computeIfAbsent(LedgerState.podOf(slot),
+                            k -> new List[]{new ArrayList<>(), new ArrayList<>()});
+                    lists[0].add(pool);
+                    lists[1].add(slot.substring(slot.lastIndexOf(' ') + 1));
+                }
+            });
+            bound.forEach((pod, lists) -> out.add(new AddressHold(pod, "", nodes.get(pod), HoldOrigin.BOUND, null,
+                    null, false, lists[0], lists[1])));
+            out.sort(Comparator.comparing(AddressHold::podRef));
+            return out;
+        }
+    }
+
+    /** One entry per pod and hold time, in pod order; persisted when the snapshot shows the hold on the pod. */
+    private static List<AddressHold> describe(List<HoldBook.Hold> holds, LedgerState s) {
+        Set<String> shown = new HashSet<>();
+        for (PersistedHold p : s.snapshot.heldPods()) {
+            shown.add(HoldBook.persistedKey(p.podRef(), p.since()));
+        }
+        Map<String, List<HoldBook.Hold>> byKey = new LinkedHashMap<>();
+        for (HoldBook.Hold h : holds) {
+            byKey.computeIfAbsent(h.persistedKey(), k -> new ArrayList<>()).add(h);
+        }
+        List<AddressHold> out = new ArrayList<>();
+        for (List<HoldBook.Hold> l : byKey.values()) {
+            HoldBook.Hold first = l.get(0);
+            out.add(new AddressHold(first.podRef(), first.uid(), first.node(), first.origin(), first.since(),
+                    first.until(), first.adopted() || shown.contains(first.persistedKey()),
+                    l.stream().map(HoldBook.Hold::pool).toList(), l.stream().map(HoldBook.Hold::ifname).toList()));
+        }
+        out.sort(Comparator.comparing(AddressHold::podRef));
+        return out;
+    }
+
+    /**
+     * @param reservationTimeout the copy's default hold lifetime
+     * @return a ledger over the same snapshot holding the same holds, for a caller that holds more without touching
+     *         this one ({@code /explain} planning gang after gang)
+     */
+    public IpPoolLedger copy(Duration reservationTimeout) {
+        IpPoolLedger c = new IpPoolLedger(clock, reservationTimeout, whereaboutsNamespace);
+        synchronized (lock) {
+            c.state = state;
+            for (HoldBook.Hold h : book.all()) {
+                c.book.add(h);
+            }
+        }
+        return c;
     }
 
     @Override
@@ -225,216 +362,5 @@ public final class IpPoolLedger implements AddressPools {
                     : List.of(), d.inconsistencies(), d.error()));
         }
         return out;
-    }
-
-    // ---- holds (callers hold the lock) ---------------------------------------------------------------------------
-
-    private void add(Hold h) {
-        holdsByPool.computeIfAbsent(h.poolName(), k -> new ArrayDeque<>()).addLast(h);
-        holdsByPod.computeIfAbsent(h.podRef(), k -> new ArrayList<>()).add(h);
-    }
-
-    private void drop(Hold h) {
-        ArrayDeque<Hold> q = holdsByPool.get(h.poolName());
-        if (q != null) {
-            q.removeIf(x -> x == h);
-            if (q.isEmpty()) {
-                holdsByPool.remove(h.poolName());
-            }
-        }
-        List<Hold> l = holdsByPod.get(h.podRef());
-        if (l != null) {
-            l.removeIf(x -> x == h);
-            if (l.isEmpty()) {
-                holdsByPod.remove(h.podRef());
-            }
-        }
-    }
-
-    private int releaseLocked(String podRef) {
-        List<Hold> l = holdsByPod.get(podRef);
-        if (l == null) {
-            return 0;
-        }
-        List<Hold> copy = List.copyOf(l);
-        copy.forEach(this::drop);
-        return copy.size();
-    }
-
-    /** Drops holds older than the timeout; holds are appended in time order, so each pool's queue is cut at its head. */
-    private void expire(Instant now) {
-        Instant cutoff = now.minus(reservationTimeout);
-        List<Hold> done = new ArrayList<>();
-        for (ArrayDeque<Hold> q : holdsByPool.values()) {
-            for (Hold h : q) {
-                if (h.createdAt().isAfter(cutoff)) {
-                    break;
-                }
-                done.add(h);
-            }
-        }
-        done.forEach(this::drop);
-    }
-
-    /**
-     * Addresses of the pools promised but not yet recorded: Railyard's holds, plus the snapshot's bound pods that
-     * whereabouts has not given their address yet ({@link LedgerState#unrecordedByPool()}), each pod interface
-     * counted once when both apply. Pods in {@code exceptPods} (being reserved anew) are left out.
-     */
-    private long inFlight(LedgerState s, List<String> pools, Set<String> exceptPods) {
-        long n = 0;
-        Map<String, Set<String>> unrecorded = s.unrecordedByPool();
-        for (String pool : pools) {
-            ArrayDeque<Hold> q = holdsByPool.get(pool);
-            Set<String> bound = unrecorded.getOrDefault(pool, Set.of());
-            Set<String> held = bound.isEmpty() || q == null ? Set.of() : new HashSet<>();
-            if (q != null) {
-                for (Hold h : q) {
-                    if (exceptPods.isEmpty() || !exceptPods.contains(h.podRef())) {
-                        n++;
-                        if (!bound.isEmpty()) {
-                            held.add(LedgerState.slot(h.podRef(), h.ifname()));
-                        }
-                    }
-                }
-            }
-            for (String slot : bound) {
-                if (!held.contains(slot) && (exceptPods.isEmpty() || !exceptPods.contains(LedgerState.podOf(slot)))) {
-                    n++;
-                }
-            }
-        }
-        return n;
-    }
-
-    // ---- evaluation --------------------------------------------------------------------------------------------
-
-    /** One network (and node, for node-slice networks) being checked, with the ranges it draws from. */
-    private static final class Entry {
-        final String network;
-        final String interfaceName;
-        String master;
-        PoolReason failure;
-        String message;
-        final List<String> notes = new ArrayList<>();
-        final Map<String, RangeView> views = new LinkedHashMap<>();
-
-        Entry(String network, String interfaceName) {
-            this.network = network;
-            this.interfaceName = interfaceName;
-        }
-    }
-
-    private PoolVerdict evaluate(LedgerState s, List<PoolDemand> demands, Set<String> exceptPods,
-                                 boolean holdsNeedNode) {
-        Map<String, Entry> entries = new LinkedHashMap<>();
-        Map<String, Long> need = new HashMap<>();
-        for (PoolDemand d : demands) {
-            PodNetworksRequest request = d.request();
-            if (!request.valid()) {
-                NetworkVerdict nv = new NetworkVerdict("(annotation)", null, null, PoolReason.ANNOTATION_INVALID,
-                        "pod in namespace " + request.podNamespace() + ": " + request.error(), List.of(), List.of());
-                return new PoolVerdict(PoolReason.ANNOTATION_INVALID, nv.message(), List.of(nv));
-            }
-            for (NetworkSelection sel : request.selections()) {
-                NetworkResolution res = s.resolve(sel);
-                boolean perNode = res.ipam() != null && res.ipam().nodeSliceMode();
-                String entryKey = res.key() + (perNode ? "@" + d.node() : "");
-                Entry e = entries.computeIfAbsent(entryKey, k -> new Entry(res.key(), sel.podInterface()));
-                e.master = res.master();
-                if (e.failure != null) {
-                    continue;
-                }
-                if (res.failure() != null) {
-                    e.failure = res.failure();
-                    e.message = res.message();
-                    continue;
-                }
-                for (String n : res.notes()) {
-                    if (!e.notes.contains(n)) {
-                        e.notes.add(n);
-                    }
-                }
-                if (res.ipam() == null) {
-                    continue;
-                }
-                if (perNode && d.node() == null && holdsNeedNode) {
-                    e.failure = PoolReason.NODE_SLICE_MISSING;
-                    e.message = "network " + res.key() + " uses whereabouts node slices: a hold needs the node";
-                    continue;
-                }
-                for (int i = 0; i < res.ipam().ranges().size(); i++) {
-                    RangeView view = s.view(res, i, d.node());
-                    if (view.failure() != null) {
-                        e.failure = view.failure();
-                        e.message = view.failureMessage();
-                        break;
-                    }
-                    e.views.putIfAbsent(view.id(), view);
-                    need.merge(view.id(), (long) d.pods(), Long::sum);
-                    for (String n : view.notes()) {
-                        if (!e.notes.contains(n)) {
-                            e.notes.add(n);
-                        }
-                    }
-                }
-            }
-        }
-        List<NetworkVerdict> verdicts = new ArrayList<>();
-        PoolReason first = PoolReason.OK;
-        List<String> refusals = new ArrayList<>();
-        List<String> admitted = new ArrayList<>();
-        for (Entry e : entries.values()) {
-            String head = "network " + e.network + " (" + e.interfaceName + ")";
-            if (e.failure != null) {
-                String msg = head + ": " + e.message;
-                verdicts.add(new NetworkVerdict(e.network, e.interfaceName, e.master, e.failure, msg, List.of(),
-                        e.notes));
-                refusals.add(msg);
-                if (first == PoolReason.OK) {
-                    first = e.failure;
-                }
-                continue;
-            }
-            List<PoolStatus> statuses = new ArrayList<>();
-            List<String> shortOf = new ArrayList<>();
-            for (RangeView v : e.views.values()) {
-                long inFlight = inFlight(s, v.memberPools(), exceptPods);
-                long base = v.freeBeforeHolds();
-                long free = base == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, base - inFlight);
-                PoolStatus ps = new PoolStatus(v.poolName(), v.poolNamespace(), v.node(), v.range(), v.span(),
-                        v.usable(), v.allocated(), v.reservedElsewhere(), inFlight, free,
-                        need.getOrDefault(v.id(), 0L), v.stale(), v.inconsistencies());
-                statuses.add(ps);
-                if (!ps.enough()) {
-                    shortOf.add(ps.describe());
-                }
-            }
-            String msg;
-            PoolReason reason;
-            if (!shortOf.isEmpty()) {
-                reason = PoolReason.POOL_EXHAUSTED;
-                msg = head + ": " + String.join("; ", shortOf);
-                refusals.add(msg);
-                if (first == PoolReason.OK) {
-                    first = reason;
-                }
-            } else {
-                reason = PoolReason.OK;
-                msg = statuses.isEmpty() ? head + ": not counted (" + String.join("; ", e.notes) + ")"
-                        : head + ": " + String.join("; ", statuses.stream().map(PoolStatus::describe).toList());
-                admitted.add(msg);
-            }
-            verdicts.add(new NetworkVerdict(e.network, e.interfaceName, e.master, reason, msg, statuses, e.notes));
-        }
-        String message;
-        if (first != PoolReason.OK) {
-            message = String.join("; ", refusals);
-        } else if (admitted.isEmpty()) {
-            message = "no secondary networks";
-        } else {
-            message = String.join("; ", admitted);
-        }
-        return new PoolVerdict(first, message, verdicts);
     }
 }

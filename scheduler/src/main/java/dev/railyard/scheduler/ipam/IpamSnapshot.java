@@ -30,11 +30,14 @@ import java.util.Set;
  *                                       deleted, that attach secondary networks: whereabouts gives each an address
  *                                       per network when its sandbox starts, so the ledger counts those it has not
  *                                       recorded yet as in flight (docs/adr/0005)
+ * @param heldPods                       holds written on pods not bound yet ({@link HoldAnnotation}), whatever their
+ *                                       expiry: the ledger adopts the unexpired ones it does not hold itself
  */
 public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> networkAttachmentDefinitions,
                            List<MacvlanNetwork> macvlanNetworks, List<IPPool> ipPools,
                            List<OverlappingRangeIPReservation> overlappingRangeIPReservations,
-                           List<NodeSlicePool> nodeSlicePools, Set<String> livePods, List<PodPlacement> boundPods) {
+                           List<NodeSlicePool> nodeSlicePools, Set<String> livePods, List<PodPlacement> boundPods,
+                           List<PersistedHold> heldPods) {
     public IpamSnapshot {
         if (takenAt == null) {
             throw new IllegalArgumentException("takenAt is null");
@@ -48,6 +51,16 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
         livePods = livePods == null ? Set.of() : livePods instanceof org.pcollections.PSet<String> ? livePods
                 : Set.copyOf(livePods);
         boundPods = copy(boundPods);
+        heldPods = copy(heldPods);
+    }
+
+    /** A snapshot without persisted holds. */
+    public IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> networkAttachmentDefinitions,
+                        List<MacvlanNetwork> macvlanNetworks, List<IPPool> ipPools,
+                        List<OverlappingRangeIPReservation> overlappingRangeIPReservations,
+                        List<NodeSlicePool> nodeSlicePools, Set<String> livePods, List<PodPlacement> boundPods) {
+        this(takenAt, networkAttachmentDefinitions, macvlanNetworks, ipPools, overlappingRangeIPReservations,
+                nodeSlicePools, livePods, boundPods, List.of());
     }
 
     private static <T> List<T> copy(List<T> list) {
@@ -73,6 +86,7 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
         private final List<NodeSlicePool> slices = new ArrayList<>();
         private final List<String> pods = new ArrayList<>();
         private final List<PodPlacement> bound = new ArrayList<>();
+        private final List<PersistedHold> held = new ArrayList<>();
 
         private Builder(Instant takenAt) {
             this.takenAt = takenAt;
@@ -120,8 +134,15 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
             return this;
         }
 
+        /** @param hold a hold written on a pod that is not bound yet */
+        public Builder heldPod(PersistedHold hold) {
+            held.add(hold);
+            return this;
+        }
+
         public IpamSnapshot build() {
-            return new IpamSnapshot(takenAt, nads, macvlans, pools, reservations, slices, Set.copyOf(pods), bound);
+            return new IpamSnapshot(takenAt, nads, macvlans, pools, reservations, slices, Set.copyOf(pods), bound,
+                    held);
         }
     }
 }

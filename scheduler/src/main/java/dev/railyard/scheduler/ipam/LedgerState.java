@@ -45,6 +45,7 @@ final class LedgerState {
     private final Map<String, List<IPAddress>> reservedByNetworkName = new ConcurrentHashMap<>();
     private final Map<String, RangeView> views = new ConcurrentHashMap<>();
     private volatile Map<String, Set<String>> unrecorded;
+    private volatile Set<String> boundRefs;
 
     /** The IPPool chosen for a name (null pool: not created yet) and why, when several namespaces hold one. */
     record PoolChoice(DecodedPool pool, String note) {
@@ -172,6 +173,20 @@ final class LedgerState {
         u = Map.copyOf(out);
         unrecorded = u;
         return u;
+    }
+
+    /** @return {@code namespace/name} of the snapshot's bound pods ({@link IpamSnapshot#boundPods()}) */
+    Set<String> boundRefs() {
+        Set<String> b = boundRefs;
+        if (b == null) {
+            Set<String> out = new HashSet<>();
+            for (PodPlacement p : snapshot.boundPods()) {
+                out.add(p.podRef());
+            }
+            b = Set.copyOf(out);
+            boundRefs = b;
+        }
+        return b;
     }
 
     /** @return the key of one pod interface's address in a pool */

@@ -64,4 +64,43 @@ public interface PlacementDecisions {
      * @return annotation key to value; empty when Railyard has nothing to add
      */
     Map<String, String> bindHints(PodRef pod, String nodeName);
+
+    /**
+     * kube-scheduler {@code bind}, before the Binding is created: checks that Railyard may bind the pod to the node
+     * now and takes what the bind needs (the pod's address hold). A refusal goes back to the scheduler as an error,
+     * which it retries.
+     *
+     * @return the annotations for the Binding, or the refusal
+     */
+    default BindDecision admitBind(PodRef pod, String nodeName) {
+        return BindDecision.admit(bindHints(pod, nodeName), null);
+    }
+
+    /**
+     * The Binding of an admitted bind ended.
+     *
+     * @param decision what {@link #admitBind} answered
+     * @param outcome  whether the Binding was created
+     */
+    default void bindFinished(PodRef pod, String nodeName, BindDecision decision, BindOutcome outcome) {
+    }
+
+    /** How a Binding ended. */
+    enum BindOutcome {
+        /** The API server created it. */
+        BOUND,
+        /** The API server refused it, or it could not be sent. */
+        FAILED,
+        /** No answer within the deadline: it may still land. */
+        UNKNOWN
+    }
+
+    /**
+     * kube-scheduler {@code filter}, as {@link #filter}, and for a pod that passes on some node, a short hold of its
+     * addresses, so the next pod's filter sees them taken before this pod's {@code bind} arrives. Volcano's
+     * {@code predicate} uses {@link #filter}: its {@code allocateFunc} holds.
+     */
+    default List<NodeVerdict> filterAndHold(ExtenderPod pod, List<String> nodeNames) {
+        return filter(pod, nodeNames);
+    }
 }

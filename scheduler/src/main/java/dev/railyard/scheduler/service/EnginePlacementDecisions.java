@@ -1,5 +1,7 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.scheduler.engine.ReasonCode;
+import dev.railyard.scheduler.engine.Reason;
 import dev.railyard.api.hints.RankOrder;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.ClusterObjects;
@@ -32,6 +34,7 @@ import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import dev.railyard.scheduler.ipam.PodPlacement;
 import dev.railyard.scheduler.ipam.PoolVerdict;
 import dev.railyard.scheduler.protocol.AllocationVerdict;
+import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangReadiness;
@@ -95,6 +98,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private final GangSession session;
     private final NodeAnswers answers;
     private volatile boolean announcedCold;
+    private volatile Reservations reservations;
+    private final GangReader gangReader = new GangReader();
     private volatile DecisionEvents events;
     private final HintScope hintScope = new HintScope();
 
@@ -127,6 +132,21 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         this.registry = registry;
         this.session = new GangSession(engine);
         this.answers = new NodeAnswers(engine);
+        this.reservations = reservations(Reservations.Settings.DEFAULTS, HoldWriter.none());
+    }
+
+    /**
+     * Holds addresses with these settings, writing Volcano's holds with {@code writer} (the default writes nowhere:
+     * for tests and snapshot directories).
+     */
+    public void reserveWith(Reservations.Settings settings, HoldWriter writer) {
+        this.reservations = reservations(settings, writer);
+    }
+
+    private Reservations reservations(Reservations.Settings settings, HoldWriter writer) {
+        AddressHolds holds = new AddressHolds(ledger, writer, settings.lifetimes(), registry);
+        return new Reservations(holds, new BindAdmission(this::view, this::filter, this::bindHints, holds,
+                settings.schedulers(), settings.podWait(), registry), settings.allocateBudget());
     }
 
     /**
@@ -222,7 +242,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         PodGroup group = gangRef == null ? null : gangRef.convention() == GangRef.Convention.COSCHEDULING
                 ? view.coschedulingGroup(gangRef.toString()) : view.podGroup(gangRef.toString());
         if (group == null && gangRef != null) {
-            announceNoPodGroup(view, gangRef);
+            gangReader.announceNoPodGroup(view, gangRef);
         }
         withEvents(e -> e.asked(pod, group));
         if (group == null) {
@@ -230,85 +250,12 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return new PodContext(request, policy, GangContext.none(), null, key, null);
         }
         PlacementPolicy policy = PlacementPolicy.resolve(null, group, pod.annotations(), view.snapshot().fabric());
-        GangSession.Gang gang = gangOf(view, group);
+        GangSession.Gang gang = gangReader.gangOf(view, group);
         GangSession.Decision d = session.decide(view.snapshot(), key, pod.ref().name(), gang);
         if (d.planned() != null) {
             session.steered(key, new GangSession.Steered(view.snapshot(), d.outcome().plan(), d.planned(), request));
         }
         return new PodContext(request, policy, d.context(), d.planned(), gang.key(), d.outcome());
-    }
-
-    /** Gangs read from one view, by PodGroup key and convention: a predicate storm reads each gang once per view. */
-    private record Gangs(ClusterView view, ConcurrentMap<String, GangSession.Gang> byKey) {
-    }
-
-    private volatile Gangs gangs;
-
-    private GangSession.Gang gangOf(ClusterView view, PodGroup group) {
-        Gangs g = gangs;
-        if (g == null || g.view() != view) {
-            g = new Gangs(view, new ConcurrentHashMap<>());
-            gangs = g;
-        }
-        return g.byKey().computeIfAbsent(group.convention() + " " + group.namespace() + "/" + group.name(),
-                k -> readGang(view, group));
-    }
-
-    /** The gang as the cluster state shows it: members from the PodGroup index, in rank order. */
-    private GangSession.Gang readGang(ClusterView view, PodGroup group) {
-        String gangKey = group.namespace() + "/" + group.name();
-        List<PodView> members = view.members(group);
-        List<GangSession.Member> out = new ArrayList<>(members.size());
-        PodView firstToPlace = null;
-        for (PodView m : members) {
-            out.add(new GangSession.Member(m.key(), m.name(), m.node(), view.request(m)));
-            if (firstToPlace == null && (m.node() == null || m.node().isEmpty())) {
-                firstToPlace = m;
-            }
-        }
-        PlacementPolicy planPolicy = PlacementPolicy.resolve(null, group,
-                firstToPlace == null ? Map.of() : firstToPlace.annotations(), view.snapshot().fabric());
-        return new GangSession.Gang(gangKey, group.namespace(), group.name(), planPolicy, out,
-                () -> boundMembers(view, gangKey, members, null), name -> {
-                    PodView now = view.pod(group.namespace() + "/" + name);
-                    return now == null ? null : now.node();
-                });
-    }
-
-    /**
-     * Logs once per gang (per half hour) that a pod names a gang whose PodGroup Railyard does not have, so its pods
-     * are judged one by one: the PodGroup's CRD is not installed (the cache switched that kind off), or no such
-     * PodGroup exists.
-     */
-    private void announceNoPodGroup(ClusterView view, GangRef ref) {
-        boolean coscheduling = ref.convention() == GangRef.Convention.COSCHEDULING;
-        WatchedKind kind = coscheduling ? WatchedKind.COSCHEDULING_POD_GROUP : WatchedKind.POD_GROUP;
-        String key = ref.toString();
-        if (announcedNoGroup.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
-            return;
-        }
-        String named = coscheduling ? "label " + GangRef.COSCHEDULING_LABEL : "annotation "
-                + GangRef.VOLCANO_GROUP_ANNOTATION;
-        String why = view.objects().disabled().contains(kind) ? kind + " is not installed"
-                : "there is no " + kind + " " + key;
-        LOG.info("gang {} (pod {}): {}, so its pods are judged one by one, without a gang plan", key, named, why);
-    }
-
-    /**
-     * @return the gang's bound members ({@link ClusterView#boundMembers}); each one counted by node only is logged
-     * once per pod and node
-     */
-    private List<BoundMember> boundMembers(ClusterView view, String gangKey, List<PodView> members, String except) {
-        List<BoundMember> out = view.boundMembers(gangKey, members, except);
-        for (BoundMember b : out) {
-            if (!b.hinted() && !b.node().equals(announcedUnhinted.asMap().put(b.key(), b.node()))) {
-                PodView m = view.pod(b.key());
-                LOG.info("gang {}: member {} is bound to {} {}: counted by its node only (its rails and rank are "
-                        + "unknown)", gangKey, b.key(), b.node(), m == null ? "without a usable hint"
-                        : view.unusableHint(m));
-            }
-        }
-        return out;
     }
 
     private static PodRequest requestOf(ExtenderPod pod) {
@@ -341,6 +288,15 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return out;
         }
         PodContext pc = contextOf(view, pod);
+        String gangShort = gangPoolRefusal(pc);
+        if (gangShort != null) {
+            // the gang's pools cannot hold all its remaining pods: every task is refused with the one reason, so
+            // Volcano does not allocate the others only to roll them back at the end of each session (issue 19)
+            Reason r = new Reason(ReasonCode.POOL_EXHAUSTED, "IP pool exhausted", gangShort);
+            nodeNames.forEach(n -> out.add(new NodeVerdict(n, List.of(r))));
+            withEvents(e -> e.filtered(pod.ref(), out));
+            return out;
+        }
         ClusterSnapshot snapshot = view.snapshot();
         // the pools are checked once per call when they do not depend on the node (no node slices)
         PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
@@ -352,7 +308,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 // no topology to judge GPUs by, but the address pools do not depend on the node: a dry pool refuses
                 // here too, so the reason reaches the scheduler's fit errors instead of a later allocateFunc veto
                 if (!pc.request().selections().isEmpty()) {
-                    PoolVerdict pools = shared != null ? shared : ledger.check(pc.request().networks(), 1, node);
+                    PoolVerdict pools = shared != null ? shared : ledger.checkPod(pc.request().networks(),
+                            pc.request().key(), node);
                     if (!pools.admitted()) {
                         out.add(new NodeVerdict(node, List.of(NodeAnswers.poolReason(pools))));
                         continue;
@@ -370,6 +327,18 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         }
         withEvents(e -> e.filtered(pod.ref(), out));
         return out;
+    }
+
+    /**
+     * @return one line saying the gang's address pools cannot hold all its remaining pods, when its plan failed on
+     *         its pools (a verdict that does not depend on the node); else null
+     */
+    static String gangPoolRefusal(PodContext pc) {
+        PlanOutcome o = pc.outcome();
+        if (o == null || o.schedulable() || o.pools() == null || o.pools().admitted()) {
+            return null;
+        }
+        return "gang " + o.gang() + " cannot get addresses for all its remaining pods: " + o.pools().message();
     }
 
     @Override
@@ -437,12 +406,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String podKey = pod.ref().namespace() + "/" + pod.ref().name();
         GangRef gang = pod.gang();
         String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
-        PodNetworksRequest networks = PodNetworksRequest.of(pod.ref().namespace(), pod.annotations());
-        if (!networks.selections().isEmpty() && view() != null) {
-            PoolVerdict v = ledger.reserve(List.of(new PodPlacement(pod.ref().name(), networks, nodeName)));
-            if (!v.admitted()) {
-                return AllocationVerdict.veto(v.message());
-            }
+        AllocationVerdict v = reservations.admission().admitAllocate(pod.ref(), nodeName,
+                reservations.allocateBudget());
+        if (!v.accepted()) {
+            return v;
         }
         session.allocated(gangKey, podKey, nodeName);
         withEvents(e -> e.placed(podKey));
@@ -455,13 +422,45 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         GangRef gang = pod.gang();
         String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
         session.deallocated(gangKey, podKey);
-        ledger.release(podKey);
+        reservations.holds().deallocate(pod.ref().namespace(), pod.ref().name());
         withEvents(e -> e.unplaced(podKey));
+    }
+
+    @Override
+    public List<NodeVerdict> filterAndHold(ExtenderPod pod, List<String> nodeNames) {
+        List<NodeVerdict> verdicts = filter(pod, nodeNames);
+        ClusterView view = view();
+        if (view == null || verdicts.stream().noneMatch(NodeVerdict::feasible)) {
+            return verdicts;
+        }
+        PodView known = view.pod(pod.ref().namespace() + "/" + pod.ref().name());
+        PodNetworksRequest networks = PodNetworksRequest.of(pod.ref().namespace(),
+                known != null ? known.annotations() : pod.annotations());
+        String uid = !pod.ref().uid().isEmpty() || known == null ? pod.ref().uid() : known.uid();
+        PoolVerdict refusal = reservations.holds().assume(pod.ref().namespace(), pod.ref().name(), uid, networks);
+        if (refusal == null) {
+            return verdicts;
+        }
+        // another pod's filter took the last address between this pod's check and its hold
+        Reason r = NodeAnswers.poolReason(refusal);
+        return verdicts.stream().map(v -> v.feasible() ? new NodeVerdict(v.node(), List.of(r)) : v).toList();
+    }
+
+    @Override
+    public BindDecision admitBind(PodRef pod, String nodeName) {
+        return reservations.admission().admitBind(pod, nodeName);
+    }
+
+    @Override
+    public void bindFinished(PodRef pod, String nodeName, BindDecision decision, BindOutcome outcome) {
+        if (outcome == BindOutcome.FAILED) {
+            reservations.holds().bindFailed(pod.namespace(), pod.name(), decision.holdSince());
+        }
     }
 
     /**
      * What the off-plan hint needs to know about the pod's gang, worked out from the cluster as the planner sees the
-     * gang (docs/adr/0005), so that it holds after a restart: the members already bound ({@link #boundMembers}, the
+     * gang (docs/adr/0005), so that it holds after a restart: the members already bound ({@link GangReader#boundMembers}, the
      * pod itself left out) and the ones still to place (the pod among them), as one {@link GangRequest}.
      * <ul>
      *   <li>rail set: the one the bound, aligned members of the pod's shape hold ({@link GangRequest#boundRailSets},
@@ -483,7 +482,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         }
         String gangKey = group.namespace() + "/" + group.name();
         List<PodView> members = view.members(group);
-        List<BoundMember> bound = boundMembers(view, gangKey, members, known.key());
+        List<BoundMember> bound = gangReader.boundMembers(view, gangKey, members, known.key());
         // the pod and the members not bound yet share the ranks the bound ones leave, in rank order
         List<PodView> toPlace = members.stream()
                 .filter(m -> m.key().equals(known.key()) || m.node() == null || m.node().isEmpty()).toList();

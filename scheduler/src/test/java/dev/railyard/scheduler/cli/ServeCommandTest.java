@@ -21,9 +21,9 @@ class ServeCommandTest {
     void fabric8sInformerLoggerIsTheOneServeTurnsOff() throws Exception {
         // serve's logging config names fabric8's Reflector (a stack trace per failed list or watch; ClusterCache says
         // it in one line instead): the class must exist under that name in the fabric8 version on the classpath
-        String logger = ServeCommand.FABRIC8_REFLECTOR_LOG.substring("org.slf4j.simpleLogger.log.".length());
+        String logger = ServeLogging.FABRIC8_REFLECTOR_LOG.substring("org.slf4j.simpleLogger.log.".length());
         assertThat(Class.forName(logger).getSimpleName()).isEqualTo("Reflector");
-        assertThat(ServeCommand.FABRIC8_REFLECTOR_LOG).startsWith("org.slf4j.simpleLogger.log.io.fabric8.");
+        assertThat(ServeLogging.FABRIC8_REFLECTOR_LOG).startsWith("org.slf4j.simpleLogger.log.io.fabric8.");
     }
 
 

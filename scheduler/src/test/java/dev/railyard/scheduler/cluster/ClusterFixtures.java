@@ -38,7 +38,9 @@ public final class ClusterFixtures {
         GenericKubernetesResource r = new GenericKubernetesResource();
         r.setApiVersion(kind.apiVersion());
         r.setKind(kind.kind());
+        // pods get the UID the tests' requests name ("uid-" + name): bind and allocateFunc check it
         r.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name)
+                .withUid(kind.equals(WatchedKind.POD) ? "uid-" + name : null)
                 .withLabels(labels == null ? null : new LinkedHashMap<>(labels))
                 .withAnnotations(annotations == null ? null : new LinkedHashMap<>(annotations)).build());
         if (fields != null) {

@@ -45,14 +45,14 @@ class EnginePlacementDecisionsTest {
     private static final Map<String, Object> EIGHT_GPUS = Map.of("nvidia.com/gpu", "8",
             "nvidia.com/mlx5_0", "1", "nvidia.com/mlx5_1", "1", "nvidia.com/mlx5_2", "1", "nvidia.com/mlx5_3", "1");
     private static final Map<String, String> IN_GROUP = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "pg");
-    /** Attaching only rail0 (master lan2 = mlx5_0) limits a pod to the GPUs near mlx5_0, so these pods ask for none. */
-    private static final Map<String, String> ON_RAIL0 = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "pg",
-            "k8s.v1.cni.cncf.io/networks", "rail0");
-
     private final Clock clock = Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC);
+
+    /** rail0 alone, outside any gang: r1 and r2 of the allocateFunc test. */
+    private static final Map<String, String> RAIL0_ALONE = Map.of("k8s.v1.cni.cncf.io/networks", "rail0");
 
     private static List<GenericKubernetesResource> cluster(List<String> rail0Holders) {
         return List.of(
+                pod("prod", "r1", null, RAIL0_ALONE, Map.of()), pod("prod", "r2", null, RAIL0_ALONE, Map.of()),
                 node("gpu-a", Map.of(), RDMA), node("gpu-b", Map.of(), RDMA), node("gpu-c", Map.of(), RDMA),
                 topology("gpu-a", seedShape(), null), topology("gpu-b", seedShape(), null),
                 pod("prod", "busy", "gpu-a", Map.of(), EIGHT_GPUS),
@@ -74,9 +74,10 @@ class EnginePlacementDecisionsTest {
                 GangRef.of("prod", Map.of(), IN_GROUP), null);
     }
 
-    private static ExtenderPod onRail0(String name) {
-        return new ExtenderPod(new PodRef("prod", name, "uid-" + name), Map.of(), ON_RAIL0, "volcano",
-                ResourceRequests.NONE, GangRef.of("prod", Map.of(), ON_RAIL0), null);
+    /** r1, r2: pods of the cluster attaching rail0, in no gang (Volcano allocates them one by one). */
+    private static ExtenderPod alone(String name) {
+        return new ExtenderPod(new PodRef("prod", name, "uid-" + name), Map.of(), RAIL0_ALONE, "volcano",
+                ResourceRequests.NONE, null, null);
     }
 
     @Test
@@ -124,8 +125,8 @@ class EnginePlacementDecisionsTest {
     void reserveVetoesAnAllocationWhenThePoolIsFullAndReleaseFreesTheHold() {
         // one of the 2 usable addresses is held by another pod: p0 can reserve the last one, p1 then cannot
         var d = decisions(objects(cluster(List.of("prod/other"))));
-        ExtenderPod r1 = onRail0("r1");
-        ExtenderPod r2 = onRail0("r2");
+        ExtenderPod r1 = alone("r1");
+        ExtenderPod r2 = alone("r2");
 
         var first = d.allocated(r1, "gpu-b");
         assertThat(first.accepted()).as(first.reason()).isTrue();

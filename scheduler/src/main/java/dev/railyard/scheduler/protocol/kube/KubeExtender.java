@@ -5,6 +5,7 @@ import dev.railyard.scheduler.engine.NodeScore;
 import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.protocol.DecisionMetrics;
+import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PortAnswers;
 import dev.railyard.scheduler.protocol.VerbHandler;
@@ -87,7 +88,7 @@ public final class KubeExtender {
         String verb = "kube filter";
         var args = KubeRequestReader.readArgs(body, verb);
         List<NodeVerdict> verdicts = PortAnswers.verdicts(args.nodeNames(),
-                decisions.filter(args.pod(), args.nodeNames()));
+                decisions.filterAndHold(args.pod(), args.nodeNames()));
         metrics.recordVerdicts("filter", verdicts);
         if (LOG.isDebugEnabled()) {
             LOG.debug("kube filter {} over {} nodes: {}", args.pod(), verdicts.size(), summarize(verdicts));
@@ -179,22 +180,36 @@ public final class KubeExtender {
         return (score + 5) / 10;
     }
 
-    /** bind: create the Binding with Railyard's hints. */
+    /**
+     * bind: admit the bind ({@link PlacementDecisions#admitBind}: the pod is one Railyard may bind, and its addresses
+     * are held), then create the Binding with Railyard's hints and the hold; a refusal or a failed Binding answers an
+     * {@code Error}, which kube-scheduler retries.
+     */
     public WireReply bind(byte[] body) throws WireFormatException {
         String verb = "kube bind";
         var args = KubeRequestReader.readBindArgs(body, verb);
-        Map<String, String> hints = decisions.bindHints(args.pod(), args.node());
+        BindDecision decision = decisions.admitBind(args.pod(), args.node());
         String error = "";
-        try {
-            binder.bind(args.pod(), args.node(), hints == null ? Map.of() : hints);
-            metrics.record("bind", "bound", 1);
-            LOG.debug("kube bind {} to {} with {} hint annotations", args.pod(), args.node(),
-                    hints == null ? 0 : hints.size());
-        } catch (Binder.BindException e) {
-            error = e.getMessage() == null ? "bind failed"
-                    : dev.railyard.scheduler.input.LogText.escape(e.getMessage().replaceAll("\\s+", " "));
-            metrics.record("bind", "failed", 1);
-            LOG.warn("kube bind {} to {} failed: {}", args.pod(), args.node(), error);
+        if (!decision.admitted()) {
+            error = decision.reason();
+            metrics.record("bind", "refused", 1);
+            LOG.info("kube bind {} to {} refused: {}", args.pod(), args.node(), error);
+        } else {
+            PlacementDecisions.BindOutcome outcome = PlacementDecisions.BindOutcome.FAILED;
+            try {
+                binder.bind(args.pod(), args.node(), decision.annotations());
+                outcome = PlacementDecisions.BindOutcome.BOUND;
+                metrics.record("bind", "bound", 1);
+                LOG.debug("kube bind {} to {} with {} annotations", args.pod(), args.node(),
+                        decision.annotations().size());
+            } catch (Binder.BindException e) {
+                error = e.getMessage() == null ? "bind failed"
+                        : dev.railyard.scheduler.input.LogText.escape(e.getMessage().replaceAll("\\s+", " "));
+                metrics.record("bind", "failed", 1);
+                LOG.warn("kube bind {} to {} failed: {}", args.pod(), args.node(), error);
+            } finally {
+                decisions.bindFinished(args.pod(), args.node(), decision, outcome);
+            }
         }
         String message = error;
         return WireReply.json(WireJson.write(g -> {

@@ -1,0 +1,114 @@
+package dev.railyard.scheduler.service;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.railyard.scheduler.protocol.BindDecision;
+import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.protocol.PlacementDecisions;
+import dev.railyard.scheduler.protocol.PodRef;
+import dev.railyard.scheduler.protocol.RecordingDecisions;
+import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.protocol.WireResources;
+import dev.railyard.scheduler.protocol.kube.Binder;
+import dev.railyard.scheduler.protocol.kube.KubeExtender;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The deciding verbs answer within their deadline whatever the state behind them does (issue 15, docs/serve.md
+ * "Deadlines, and which way each verb fails"): a kube {@code filter} stuck behind the API server passes every node
+ * (fail open), a stuck {@code bind} is refused (fail closed) and never reaches the Binder, a quick verb passes
+ * through untouched.
+ */
+class DeadlineVerbsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration DEADLINE = Duration.ofMillis(200);
+    /** Generous: a loaded 2-core machine schedules virtual threads late; the stuck verb would take 10 s. */
+    private static final long WITHIN_MILLIS = DEADLINE.toMillis() + 800;
+
+    private final CountDownLatch unstick = new CountDownLatch(1);
+    private final List<String> binds = Collections.synchronizedList(new ArrayList<>());
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    /** Decisions whose filter and bind admission block (as over an API server that does not answer). */
+    private PlacementDecisions stuck() {
+        return new RecordingDecisions() {
+            @Override
+            public List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames) {
+                await();
+                return nodeNames.stream().map(n -> new NodeVerdict(n, List.of(new dev.railyard.scheduler.engine.Reason(
+                        dev.railyard.scheduler.engine.ReasonCode.POOL_EXHAUSTED, "IP pool exhausted", "late"))))
+                        .toList();
+            }
+
+            @Override
+            public BindDecision admitBind(PodRef pod, String nodeName) {
+                await();
+                return BindDecision.admit(Map.of(), null);
+            }
+        };
+    }
+
+    private void await() {
+        try {
+            unstick.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Map<String, VerbHandler> gated(PlacementDecisions decisions) {
+        Binder binder = (pod, node, a) -> binds.add(pod + " -> " + node);
+        Map<String, VerbHandler> verbs = new KubeExtender(decisions, binder, 50, registry).verbs();
+        Map<String, VerbHandler> fallbacks = new KubeExtender(new DeadlineFallbacks(50, DEADLINE), binder, 50,
+                registry).verbs();
+        return new DeadlineVerbs(registry).gate("kube", verbs, fallbacks, LeaderOnlyVerbs.KUBE, DEADLINE);
+    }
+
+    @Test
+    void aStuckFilterPassesEveryNodeWithinTheDeadline() throws Exception {
+        VerbHandler filter = gated(stuck()).get("filter");
+        long start = System.nanoTime();
+        JsonNode reply = JSON.readTree(filter.handle(WireResources.load("kube/filter-nodenames.json")).body());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        unstick.countDown();
+        assertThat(millis).isBetween(DEADLINE.toMillis(), WITHIN_MILLIS);
+        // filter-nodenames.json asks about gpu-a-017, gpu-a-018 and gpu-b-003: fail open, all pass
+        assertThat(reply.path("NodeNames")).extracting(JsonNode::asText)
+                .containsExactly("gpu-a-017", "gpu-a-018", "gpu-b-003");
+        assertThat(registry.get("railyard_deadline_answers").tag("verb", "filter").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aStuckBindIsRefusedWithinTheDeadlineAndBindsNothing() throws Exception {
+        VerbHandler bind = gated(stuck()).get("bind");
+        long start = System.nanoTime();
+        JsonNode reply = JSON.readTree(bind.handle(WireResources.load("kube/bind.json")).body());
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertThat(millis).isBetween(DEADLINE.toMillis(), WITHIN_MILLIS);
+        assertThat(reply.path("Error").asText()).isEqualTo("Railyard gave no answer within its 200 ms deadline: "
+                + "bind of ml/bert-finetune-0 to gpu-a-017 not confirmed; the scheduler retries");
+        assertThat(binds).isEmpty();
+        assertThat(registry.get("railyard_deadline_answers").tag("verb", "bind").counter().count()).isEqualTo(1);
+        unstick.countDown();
+    }
+
+    @Test
+    void aQuickVerbPassesThrough() throws Exception {
+        unstick.countDown();
+        JsonNode reply = JSON.readTree(gated(stuck()).get("filter")
+                .handle(WireResources.load("kube/filter-nodenames.json")).body());
+        assertThat(reply.path("NodeNames")).isEmpty();
+        assertThat(reply.path("FailedNodes").path("gpu-a-017").asText()).contains("late");
+    }
+}
