@@ -694,7 +694,13 @@ public final class ControlPlane implements AutoCloseable {
                 .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
-    private static void deleteTree(Path dir) {
+    /**
+     * Deletes a directory tree, best effort: what cannot be deleted is reported on stderr, never thrown (a run
+     * directory left behind must not fail the run). Also used by the scale benchmark's control plane.
+     *
+     * @param dir the directory; nothing happens when it does not exist
+     */
+    public static void deleteTree(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

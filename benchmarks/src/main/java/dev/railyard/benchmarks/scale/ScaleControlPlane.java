@@ -2,6 +2,7 @@ package dev.railyard.benchmarks.scale;
 
 import dev.railyard.e2e.ClusterPki;
 import dev.railyard.e2e.ComponentProcess;
+import dev.railyard.e2e.ControlPlane;
 import dev.railyard.e2e.E2eBinaries;
 import dev.railyard.e2e.LoopbackPorts;
 import dev.railyard.e2e.VolcanoModule;
@@ -246,8 +247,8 @@ public final class ScaleControlPlane implements AutoCloseable {
         for (int i = processes.size() - 1; i >= 0; i--) {
             processes.get(i).stop();
         }
-        deleteTree(runDir.resolve("data"));
-        deleteTree(runDir.resolve("pki"));
+        ControlPlane.deleteTree(runDir.resolve("data"));
+        ControlPlane.deleteTree(runDir.resolve("pki"));
     }
 
     /**
@@ -307,20 +308,4 @@ public final class ScaleControlPlane implements AutoCloseable {
         }
     }
 
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
-            System.err.println("[scale] could not delete " + dir + ": " + e.getMessage());
-        }
-    }
 }
