@@ -31,7 +31,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Builds the Kubernetes objects the ledger reads, and loads fixture artifacts. */
-final class IpamObjects {
+public final class IpamObjects {
     static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
     static final String WHEREABOUTS_NS = "kube-system";
 
@@ -134,15 +134,15 @@ final class IpamObjects {
         return p;
     }
 
-    /** A clock tests move by hand. */
-    static final class MutableClock extends Clock {
+    /** A clock tests move by hand (also used outside ipam, e.g. SchedulingAttemptsTest). */
+    public static final class MutableClock extends Clock {
         private final AtomicReference<Instant> now;
 
-        MutableClock(Instant start) {
+        public MutableClock(Instant start) {
             this.now = new AtomicReference<>(start);
         }
 
-        void advance(java.time.Duration d) {
+        public void advance(java.time.Duration d) {
             now.updateAndGet(t -> t.plus(d));
         }
 

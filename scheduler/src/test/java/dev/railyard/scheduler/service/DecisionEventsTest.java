@@ -6,6 +6,7 @@ import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
+import dev.railyard.scheduler.ipam.IpamObjects;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.PodRef;
@@ -40,8 +41,8 @@ class DecisionEventsTest {
             "nvidia.com/mlx5_2", "100", "nvidia.com/mlx5_3", "100");
     private static final String TYPO = "railyard.dev/gpu-hca-afinity";
 
-    private final SchedulingAttemptsTest.FakeClock clock =
-            new SchedulingAttemptsTest.FakeClock(Instant.parse("2026-12-01T00:00:00Z"));
+    private final IpamObjects.MutableClock clock =
+            new IpamObjects.MutableClock(Instant.parse("2026-12-01T00:00:00Z"));
     private final RecordingEventSink sink = new RecordingEventSink();
     private final SchedulingAttempts attempts = new SchedulingAttempts(sink, clock, SchedulingAttempts.QUIET,
             SchedulingAttempts.LONGEST, 100);

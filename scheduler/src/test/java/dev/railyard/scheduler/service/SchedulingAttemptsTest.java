@@ -3,14 +3,12 @@ package dev.railyard.scheduler.service;
 import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.Reason;
 import dev.railyard.scheduler.engine.ReasonCode;
+import dev.railyard.scheduler.ipam.IpamObjects;
 import dev.railyard.scheduler.protocol.PodRef;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -19,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +30,7 @@ class SchedulingAttemptsTest {
     private static final PodRef W0 = new PodRef("prod", "w-0", "uid-0");
     private static final Predicate<String> WAITING = k -> true;
 
-    private final FakeClock clock = new FakeClock(Instant.parse("2026-12-01T00:00:00Z"));
+    private final IpamObjects.MutableClock clock = new IpamObjects.MutableClock(Instant.parse("2026-12-01T00:00:00Z"));
     private final RecordingEventSink sink = new RecordingEventSink();
     private final SchedulingAttempts attempts = new SchedulingAttempts(sink, clock, QUIET, Duration.ofSeconds(10),
             1_000);
@@ -214,31 +211,4 @@ class SchedulingAttemptsTest {
         assertThat(Set.copyOf(sink.events)).isEmpty();
     }
 
-    /** A clock the test moves by hand. */
-    static final class FakeClock extends Clock {
-        private final AtomicReference<Instant> now;
-
-        FakeClock(Instant start) {
-            this.now = new AtomicReference<>(start);
-        }
-
-        void advance(Duration d) {
-            now.updateAndGet(t -> t.plus(d));
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-    }
 }
