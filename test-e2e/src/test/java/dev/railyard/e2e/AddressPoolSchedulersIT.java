@@ -149,6 +149,11 @@ class AddressPoolSchedulersIT {
         // 7 other pods hold 7 of the 10 addresses (bound: no CNI records them, so they keep counting)
         List<Pod> holders = round.createPods(100, 107, "default-scheduler");
         await().atMost(SETTLE).until(() -> round.count().bound() == 7);
+        // the pods before their PodGroup: a session that saw the PodGroup before any pod existed would get
+        // Railyard's abstain (a Volcano Job's pods are created only once its PodGroup is Inqueue, so a no there would
+        // wedge every vcjob) and enqueue the gang; with the pods in the cluster first, jobEnqueueable judges all four
+        // (AdmissionRequests adds the members vc-scheduler's snapshot may not carry yet)
+        List<Pod> gang = round.createGangPods("short", 4);
         client.genericKubernetesResources("scheduling.volcano.sh/v1beta1", "PodGroup").inNamespace(
                 AddressRound.NAMESPACE).resource(new GenericKubernetesResourceBuilder()
                 .withApiVersion("scheduling.volcano.sh/v1beta1").withKind("PodGroup").withNewMetadata()
@@ -156,7 +161,6 @@ class AddressPoolSchedulersIT {
                 .withAdditionalProperties(Map.of("spec", Map.of("minMember", 4, "queue", "default",
                         "minResources", Map.of("nvidia.com/gpu", "4"))))
                 .build()).create();
-        List<Pod> gang = round.createGangPods("short", 4);
         int predicates = PROXY.calls("/volcano/predicate");
         int allocates = PROXY.calls("/volcano/allocateFunc") + PROXY.calls("/volcano/deallocateFunc");
         Thread.sleep(15_000);

@@ -237,7 +237,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private PodContext contextOf(ClusterView view, ExtenderPod pod) {
         String key = pod.ref().namespace() + "/" + pod.ref().name();
         PodView known = view.pod(key);
-        PodRequest request = known != null ? view.request(known) : requestOf(pod);
+        PodRequest request = known != null ? view.request(known) : AdmissionRequests.requestOf(pod);
         GangRef gangRef = pod.gang();
         PodGroup group = gangRef == null ? null : gangRef.convention() == GangRef.Convention.COSCHEDULING
                 ? view.coschedulingGroup(gangRef.toString()) : view.podGroup(gangRef.toString());
@@ -256,11 +256,6 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             session.steered(key, new GangSession.Steered(view.snapshot(), d.outcome().plan(), d.planned(), request));
         }
         return new PodContext(request, policy, d.context(), d.planned(), gang.key(), d.outcome());
-    }
-
-    private static PodRequest requestOf(ExtenderPod pod) {
-        return new PodRequest(pod.ref().namespace(), pod.ref().name(), (int) pod.requests().gpus(),
-                pod.requests().hcaDevices(), PodNetworksRequest.of(pod.ref().namespace(), pod.annotations()), false);
     }
 
     private String unjudgeable(ClusterSnapshot snapshot, String node) {
@@ -375,16 +370,14 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             countNeutral("cache-cold");
             return GangVerdict.abstain("Railyard's cluster cache has not synced");
         }
-        if (job.tasks().isEmpty()) {
-            return GangVerdict.abstain("the job carries no tasks");
-        }
         PodGroup group = view.podGroup(job.namespace() + "/" + job.podGroupName());
-        // the informer's pod, when it has it, carries what the wire form leaves out (node selector and affinity)
-        List<PodRequest> requests = job.tasks().stream().map(t -> {
-            PodView known = view.pod(t.ref().namespace() + "/" + t.ref().name());
-            return known != null ? view.request(known) : requestOf(t);
-        }).toList();
-        PlacementPolicy policy = PlacementPolicy.resolve(null, group, job.tasks().get(0).annotations(),
+        List<PodRequest> requests = AdmissionRequests.of(view, group, job);
+        if (requests.isEmpty()) {
+            // a Volcano Job's controller creates its pods only once the PodGroup is Inqueue: a no would wedge it
+            return GangVerdict.abstain("the job carries no tasks and the cluster shows no pending member yet");
+        }
+        PlacementPolicy policy = PlacementPolicy.resolve(null, group,
+                job.tasks().isEmpty() ? Map.of() : job.tasks().get(0).annotations(),
                 view.snapshot().fabric());
         PlanOutcome outcome = engine.plan(view.snapshot(),
                 new GangRequest(job.namespace(), job.podGroupName(), requests, policy));

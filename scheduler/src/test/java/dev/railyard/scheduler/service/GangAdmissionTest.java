@@ -1,0 +1,111 @@
+package dev.railyard.scheduler.service;
+
+import dev.railyard.scheduler.cluster.ClusterObjects;
+import dev.railyard.scheduler.engine.PlacementEngine;
+import dev.railyard.scheduler.ipam.IpPoolLedger;
+import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.protocol.GangJob;
+import dev.railyard.scheduler.protocol.GangRef;
+import dev.railyard.scheduler.protocol.GangVerdict;
+import dev.railyard.scheduler.protocol.PodRef;
+import dev.railyard.scheduler.protocol.ResourceRequests;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static dev.railyard.scheduler.cluster.ClusterFixtures.node;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.objects;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.pod;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.podGroup;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.seedShape;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.topology;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Volcano's {@code jobEnqueueable} judges the whole gang the cluster shows, not only the tasks in the scheduler's
+ * snapshot: vc-scheduler's pod and PodGroup informers race, so a session can see the PodGroup with some (or none) of
+ * its pods, and a permit on that partial view enqueues a gang that then fails predicates every session (the e2e
+ * {@code AddressPoolSchedulersIT} short-gang case saw 84 predicate calls in 15 s that way).
+ *
+ * <p>Cluster: two seed-shaped nodes (8 GPUs each); gpu-a is full (a running pod holds its 8 GPUs), gpu-b free.
+ * PodGroup pg (minMember 2): p0 and p1 pending with 8 GPUs each. Only gpu-b has 8 free GPUs, so one member fits and
+ * the gang of two does not.
+ */
+class GangAdmissionTest {
+    private static final Map<String, String> RDMA = Map.of("nvidia.com/mlx5_0", "100");
+    private static final Map<String, Object> EIGHT_GPUS = Map.of("nvidia.com/gpu", "8");
+    private static final Map<String, String> IN_GROUP = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "pg");
+    private final Clock clock = Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC);
+
+    private static List<GenericKubernetesResource> cluster(boolean withMembers) {
+        List<GenericKubernetesResource> o = new ArrayList<>(List.of(
+                node("gpu-a", Map.of(), RDMA), node("gpu-b", Map.of(), RDMA),
+                topology("gpu-a", seedShape(), null), topology("gpu-b", seedShape(), null),
+                pod("prod", "busy", "gpu-a", Map.of(), EIGHT_GPUS),
+                podGroup("prod", "pg", 2, Map.of())));
+        if (withMembers) {
+            o.add(pod("prod", "p0", null, IN_GROUP, EIGHT_GPUS));
+            o.add(pod("prod", "p1", null, IN_GROUP, EIGHT_GPUS));
+        }
+        return o;
+    }
+
+    private EnginePlacementDecisions decisions(ClusterObjects objects) {
+        return new EnginePlacementDecisions(() -> objects, new IpPoolLedger(clock), new PlacementEngine(), null, 50,
+                new SimpleMeterRegistry());
+    }
+
+    private static ExtenderPod member(String name) {
+        return new ExtenderPod(new PodRef("prod", name, "uid-" + name), Map.of(), IN_GROUP, "volcano",
+                new ResourceRequests(Map.of("nvidia.com/gpu", BigDecimal.valueOf(8))),
+                GangRef.of("prod", Map.of(), IN_GROUP), null);
+    }
+
+    private static GangJob job(List<ExtenderPod> tasks) {
+        return new GangJob("prod/pg", "", "prod", "pg", "default", 2, Map.of(), tasks);
+    }
+
+    @Test
+    void aSnapshotWithOneOfTwoMembersIsJudgedAsTheWholeGangAndRejected() {
+        var d = decisions(objects(cluster(true)));
+
+        // p0 alone fits on gpu-b; with p1, which the cluster shows pending, the gang needs two free nodes
+        GangVerdict v = d.enqueueable(job(List.of(member("p0"))));
+
+        assertThat(v.outcome()).isEqualTo(GangVerdict.Outcome.REJECT);
+    }
+
+    @Test
+    void aSnapshotWithNoTasksYetIsJudgedByThePendingMembersTheClusterShows() {
+        var d = decisions(objects(cluster(true)));
+
+        assertThat(d.enqueueable(job(List.of())).outcome()).isEqualTo(GangVerdict.Outcome.REJECT);
+    }
+
+    @Test
+    void aGangWhosePodsDoNotExistYetIsLeftToVolcano() {
+        // a Volcano Job's controller creates the pods only once the PodGroup is Inqueue: a reject would wedge it
+        var d = decisions(objects(cluster(false)));
+
+        assertThat(d.enqueueable(job(List.of())).outcome()).isEqualTo(GangVerdict.Outcome.ABSTAIN);
+    }
+
+    @Test
+    void aGangThatFitsIsPermitted() {
+        List<GenericKubernetesResource> o = new ArrayList<>(cluster(false));
+        o.add(pod("prod", "p0", null, IN_GROUP, EIGHT_GPUS));
+        var d = decisions(objects(o));
+
+        // minMember 2 but only p0 exists: Railyard judges the room of the pods it can see (gang readiness is
+        // Volcano's gang plugin's), and p0 fits on gpu-b
+        assertThat(d.enqueueable(job(List.of(member("p0")))).outcome()).isEqualTo(GangVerdict.Outcome.PERMIT);
+    }
+}
