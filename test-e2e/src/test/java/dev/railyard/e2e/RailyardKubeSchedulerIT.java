@@ -113,8 +113,9 @@ class RailyardKubeSchedulerIT {
      * Who may call, on every deciding verb ({@code filter}, {@code prioritize}, {@code bind}): with kube-scheduler's
      * client certificate a verb answers; without a certificate it is 401 with the reason; a client holding a
      * certificate from another CA sends none (JDK and Go clients only send one whose issuer the server names), so
-     * 401 too, and one that forces it on the server does not get through the TLS handshake; plain HTTP to the secure
-     * port gets no answer. Volcano's plain port serves no kube-scheduler verb at all (404).
+     * 401 too, and one that forces it on the server gets through the handshake and is refused with 401 and the
+     * reason (verified per request, as kube-apiserver's x509 authenticator does); plain HTTP to the secure port gets
+     * no answer. Volcano's plain port serves no kube-scheduler verb at all (404).
      */
     @Test
     void theSecurePortAnswersKubeSchedulersCertificateAndRefusesEveryoneElse() throws Exception {
@@ -137,8 +138,11 @@ class RailyardKubeSchedulerIT {
                 assertThat(refused.body().strip()).isEqualTo("kube " + verb + ": a client certificate signed by the "
                         + "client CA is required (kube-scheduler extender tlsConfig certFile/keyFile; docs/serve.md)");
             }
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SecureClients.post(strangerForced, SECURE_PORT,
-                    "/kube/" + verb, bind)).as(verb).isInstanceOf(java.io.IOException.class);
+            var forced = SecureClients.post(strangerForced, SECURE_PORT, "/kube/" + verb, bind);
+            assertThat(forced.statusCode()).as(verb).isEqualTo(401);
+            assertThat(forced.body().strip()).as(verb).isEqualTo("kube " + verb + ": client certificate "
+                    + "\"CN=kube-scheduler\" does not verify against the client CA: its issuer \"CN=stranger-ca\" is "
+                    + "not a CA of the bundle (kube-scheduler extender tlsConfig certFile/keyFile; docs/serve.md)");
 
             // the plain port (Volcano verbs, probes) has no kube-scheduler verb once a secure port exists
             try (var http = java.net.http.HttpClient.newHttpClient()) {

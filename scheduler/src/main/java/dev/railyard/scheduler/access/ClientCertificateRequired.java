@@ -12,8 +12,9 @@ import java.util.Optional;
 /**
  * Verbs only a caller with a verified client certificate may use: kube-scheduler's {@code filter},
  * {@code prioritize} and {@code bind} on the secure listener. The listener has already verified the chain against
- * the client CA ({@link dev.railyard.scheduler.server.ClientCertificateAuthority}); a caller without a certificate
- * gets 401 before its body is read. Thread-safe.
+ * the client CA ({@link dev.railyard.scheduler.server.ClientCertificateVerifier}); a caller without a certificate,
+ * or with one the listener refused (another CA, expired, not for client authentication), gets 401 with the reason
+ * before its body is read. Thread-safe.
  */
 public final class ClientCertificateRequired {
     private ClientCertificateRequired() {
@@ -44,6 +45,10 @@ public final class ClientCertificateRequired {
 
             @Override
             public Optional<WireReply> refuse(Caller caller) {
+                if (caller.certificateRefusal().isPresent()) {
+                    return Optional.of(WireReply.text(401, name + ": " + caller.certificateRefusal().get()
+                            + " (kube-scheduler extender tlsConfig certFile/keyFile; docs/serve.md)"));
+                }
                 if (caller.clientCertificates().isEmpty()) {
                     return Optional.of(WireReply.text(401, name + ": a client certificate signed by the client CA "
                             + "is required (kube-scheduler extender tlsConfig certFile/keyFile; docs/serve.md)"));

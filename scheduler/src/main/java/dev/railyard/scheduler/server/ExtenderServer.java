@@ -20,17 +20,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The extender's HTTP/1.1 server: the JDK's {@code com.sun.net.httpserver} with one virtual thread per
@@ -58,8 +53,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * serving in every case.
  *
  * <p>Callers: with a client CA ({@link ServerSettings#clientCa()}) the HTTPS listener asks every client for a
- * certificate and ends the handshake on one that does not verify; before reading a body it asks the route's
- * {@link VerbHandler#refuse} whether this {@link Caller} (its verified certificates, its bearer token) may call,
+ * certificate and verifies it per request ({@link ClientCertificateVerifier}); before reading a body it asks the
+ * route's {@link VerbHandler#refuse} whether this {@link Caller} (its verified certificates or why they were
+ * refused, its bearer token) may call,
  * and answers 401/403 with the reason and closes the connection if not (docs/adr/0010-authenticated-callers.md).
  */
 public final class ExtenderServer implements AutoCloseable {
@@ -97,10 +93,13 @@ public final class ExtenderServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final ServerMetrics metrics;
     private final RequestBodyBudget bodyBudget;
+    private final ClientCertificateVerifier verifier;
 
     private ExtenderServer(HttpServer server, ExecutorService executor, Map<String, Route> routes,
-                           ServerSettings settings, ReadinessProbe readiness, PrometheusMeterRegistry registry) {
+                           ServerSettings settings, ClientCertificateVerifier verifier, ReadinessProbe readiness,
+                           PrometheusMeterRegistry registry) {
         this.server = server;
+        this.verifier = verifier;
         this.executor = executor;
         this.routes = routes;
         this.maxRequestBytes = settings.maxRequestBytes();
@@ -153,17 +152,19 @@ public final class ExtenderServer implements AutoCloseable {
         });
         settings.connections().applyToJdkServer();
         HttpServer http;
+        ClientCertificateVerifier verifier = null;
         if (settings.tls() != null) {
-            ClientCertificateAuthority clientCa = settings.clientCa();
-            var ctx = settings.tls().sslContext(clientCa == null ? null : clientCa.trustManagers());
+            verifier = settings.clientCa() == null ? null : new ClientCertificateVerifier(settings.clientCa());
+            var ctx = settings.tls().sslContext(verifier == null ? null : verifier.handshakeTrustManagers());
             HttpsServer https = HttpsServer.create(settings.address(), BACKLOG);
-            https.setHttpsConfigurator(clientCa == null ? new HttpsConfigurator(ctx) : wantClientCertificates(ctx));
+            https.setHttpsConfigurator(verifier == null ? new HttpsConfigurator(ctx) : wantClientCertificates(ctx));
             http = https;
         } else {
             http = HttpServer.create(settings.address(), BACKLOG);
         }
         ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-        ExtenderServer s = new ExtenderServer(http, executor, Map.copyOf(table), settings, readiness, registry);
+        ExtenderServer s = new ExtenderServer(http, executor, Map.copyOf(table), settings, verifier, readiness,
+                registry);
         http.createContext("/", s::handle);
         http.setExecutor(executor);
         http.start();
@@ -176,9 +177,10 @@ public final class ExtenderServer implements AutoCloseable {
     }
 
     /**
-     * Asks every client for a certificate ("want", not "need"): a certificate that does not verify against the
-     * client CA ends the handshake (the JDK's trust manager throws), while a client without one gets through the
-     * handshake so that each route can answer 401 with a reason ({@link VerbHandler#refuse}).
+     * Asks every client for a certificate ("want", not "need") and lets any chain through the handshake
+     * ({@link ClientCertificateVerifier#handshakeTrustManagers()}): each request's chain is verified against the
+     * client CA in {@link #caller}, so that a route can answer 401 with a reason ({@link VerbHandler#refuse}) to a
+     * client with no certificate or one that does not verify, as kube-apiserver does.
      */
     private static HttpsConfigurator wantClientCertificates(javax.net.ssl.SSLContext ctx) {
         return new HttpsConfigurator(ctx) {
@@ -437,26 +439,19 @@ public final class ExtenderServer implements AutoCloseable {
                 + bodyBudget.bytes() + " bytes (serve --request-bytes-in-flight); retry later"));
     }
 
-    /** The verified client certificates (HTTPS with a client CA) and the bearer token of the request. */
-    private static Caller caller(HttpExchange ex) {
-        List<X509Certificate> certs = new ArrayList<>();
-        if (ex instanceof HttpsExchange hx && hx.getSSLSession() != null) {
-            try {
-                for (Certificate c : hx.getSSLSession().getPeerCertificates()) {
-                    if (c instanceof X509Certificate x) {
-                        certs.add(x);
-                    }
-                }
-            } catch (SSLPeerUnverifiedException e) {
-                // no client certificate: left to the route
-            }
-        }
+    /**
+     * The client certificates verified against the client CA (or why they were refused) and the bearer token of
+     * the request; a listener without a client CA reports no certificate.
+     */
+    private Caller caller(HttpExchange ex) {
+        ClientCertificateVerifier.Verdict verdict = verifier != null && ex instanceof HttpsExchange hx
+                ? verifier.verify(hx.getSSLSession()) : ClientCertificateVerifier.Verdict.NONE;
         String auth = ex.getRequestHeaders().getFirst("Authorization");
         Optional<String> token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
                 && auth.length() > 7 ? Optional.of(auth.substring(7).strip()) : Optional.empty();
         InetSocketAddress remote = ex.getRemoteAddress();
-        return new Caller(certs, token, remote == null ? "unknown" : url("tcp", remote.getHostString(),
-                remote.getPort()).substring(6));
+        return new Caller(verdict.chain(), token, remote == null ? "unknown" : url("tcp", remote.getHostString(),
+                remote.getPort()).substring(6), Optional.ofNullable(verdict.refusal()));
     }
 
     /** Reads up to {@link #KEEP_ALIVE_DRAIN} bytes of a body nobody needs, to its end if it is that short. */

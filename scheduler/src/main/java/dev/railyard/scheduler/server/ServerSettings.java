@@ -13,9 +13,10 @@ import java.util.Objects;
  * @param connections     request-read and idle timeouts, idle-connection limit; the same for every listener of a
  *                        process (see {@link ConnectionTimeouts})
  * @param clientCa        CAs that client certificates are verified against, or null for no client certificates;
- *                        needs {@code tls}. The listener then asks every client for a certificate: one that does
- *                        not verify ends the TLS handshake, none at all is left to each route
- *                        ({@link dev.railyard.scheduler.protocol.VerbHandler#refuse})
+ *                        needs {@code tls}. The listener then asks every client for a certificate and verifies
+ *                        it per request ({@link ClientCertificateVerifier}); a missing or refused one is left to
+ *                        each route ({@link dev.railyard.scheduler.protocol.VerbHandler#refuse}), never a failed
+ *                        handshake
  * @param bodyBudget      request-body bytes held at once across every listener given the same instance; a request
  *                        that cannot get its share in time is answered 429 ({@link RequestBodyBudget})
  * @throws IllegalArgumentException for a limit outside 1..{@link #MAX_CONFIGURABLE_BYTES} or a client CA without TLS

@@ -95,6 +95,11 @@ public final class TestPki {
      *               (the JDK's and Go's clients then send none; a hostile client sends it anyway)
      */
     public static SSLContext clientContext(TestPki trusted, TestPki presented, boolean always) throws Exception {
+        return clientContext(trusted, presented == null ? null : presented.client, always);
+    }
+
+    /** A client context trusting {@code trusted}'s CA, presenting {@code presented} (or none). */
+    public static SSLContext clientContext(TestPki trusted, Issued presented, boolean always) throws Exception {
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         trust.setCertificateEntry("ca", trusted.ca.certificate());
@@ -104,8 +109,8 @@ public final class TestPki {
         if (presented != null) {
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(null, null);
-            ks.setKeyEntry("client", presented.client.keys().getPrivate(), new char[0],
-                    new X509Certificate[]{presented.client.certificate()});
+            ks.setKeyEntry("client", presented.keys().getPrivate(), new char[0],
+                    new X509Certificate[]{presented.certificate()});
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(ks, new char[0]);
             keys = kmf.getKeyManagers();
@@ -157,16 +162,32 @@ public final class TestPki {
         return ctx;
     }
 
+    /**
+     * Issues another client certificate from this CA.
+     *
+     * @param notBefore start of validity
+     * @param notAfter  end of validity
+     * @param purpose   its one extended key usage (clientAuth for kube-scheduler's)
+     */
+    public Issued issueClient(String subject, Instant notBefore, Instant notAfter, KeyPurposeId purpose)
+            throws Exception {
+        return issue(ca, subject, false, purpose, notBefore, notAfter);
+    }
+
     private static Issued issue(Issued issuer, String subject, boolean isCa, KeyPurposeId purpose) throws Exception {
+        Instant now = Instant.now();
+        return issue(issuer, subject, isCa, purpose, now.minus(Duration.ofMinutes(5)), now.plus(Duration.ofDays(1)));
+    }
+
+    private static Issued issue(Issued issuer, String subject, boolean isCa, KeyPurposeId purpose, Instant notBefore,
+                                Instant notAfter) throws Exception {
         KeyPairGenerator gen = KeyPairGenerator.getInstance("EC");
         gen.initialize(new ECGenParameterSpec("secp256r1"), RANDOM);
         KeyPair keys = gen.generateKeyPair();
-        Instant now = Instant.now();
         X500Name issuerName = new X500Name(issuer == null ? subject
                 : issuer.certificate().getSubjectX500Principal().getName());
         var b = new JcaX509v3CertificateBuilder(issuerName, new BigInteger(64, RANDOM).setBit(0),
-                Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(Duration.ofDays(1))),
-                new X500Name(subject), keys.getPublic());
+                Date.from(notBefore), Date.from(notAfter), new X500Name(subject), keys.getPublic());
         if (isCa) {
             b.addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
