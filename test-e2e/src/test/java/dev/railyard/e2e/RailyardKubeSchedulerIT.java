@@ -15,7 +15,6 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -234,9 +233,6 @@ class RailyardKubeSchedulerIT {
      * node, kg-2 on the lowest rails, with ranks 0 and 1.
      */
     @Test
-    @Disabled("open (issue 14, decisions identical on every e2e scenario): since this round's merges kg-2 and kg-3, "
-            + "created right after the restart, are judged without the gang's plan (the restarted Railyard's gang "
-            + "index lists 2 members) and land on one node; it passed on main before those merges")
     void aGangBoundOnePodAtATimeKeepsItsRailsLeafAndRanksAcrossARailyardRestart() throws Exception {
         Map<Integer, GpuHcaPair> pairs = FixtureMachines.pairsByGpu(FixtureMachines.spec(FixtureMachines.PCIE_8GPU));
         List<Integer> rails = new ArrayList<>(new TreeSet<>(pairs.values().stream().map(GpuHcaPair::rail).toList()));

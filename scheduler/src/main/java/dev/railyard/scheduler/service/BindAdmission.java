@@ -10,7 +10,6 @@ import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.protocol.PodRef;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
@@ -34,7 +33,6 @@ import java.util.function.Supplier;
  * so the pod is awaited up to {@code podWait} (polled every 20 ms). Thread-safe.
  */
 public final class BindAdmission {
-    private static final Logger LOG = LoggerFactory.getLogger(BindAdmission.class);
     /** What the chart's schedulers are called: kube-scheduler's default profile and Volcano. */
     public static final Set<String> DEFAULT_SCHEDULERS = Set.of("default-scheduler", "volcano");
     private static final long POLL_MILLIS = 20;
@@ -178,7 +176,9 @@ public final class BindAdmission {
     private BindDecision refuse(String verb, PodRef ref, String node, String why, String detail) {
         count(verb, why);
         String line = "railyard " + verb + " of " + ref + " to " + node + " refused: " + detail;
-        LOG.info("{}", escape(line));
+        // obtained here, not in a static field: serve reads DEFAULT_SCHEDULERS while parsing its flags, and a logger
+        // created then would fix slf4j-simple's settings before --log-level is applied (ServeLogging)
+        LoggerFactory.getLogger(BindAdmission.class).info("{}", escape(line));
         return BindDecision.refuse(why, line);
     }
 

@@ -316,7 +316,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             }
             NodeVerdict verdict = judge.filter(node);
             out.add(verdict);
-            if (!verdict.feasible()) {
+            if (!verdict.feasible() && LOG.isDebugEnabled()) { // describe() builds a string per refused node
                 LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
             }
         }
