@@ -225,11 +225,7 @@ final class ServeCommand implements Callable<Integer> {
         ServeLogging.configureLogging(r.logLevel());
         Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmGcMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
+        PrometheusMeterRegistry registry = meterRegistry();
 
         ClusterWiring wiring = noCluster ? null : ClusterWiring.start(kubeconfig, fabricFile, r.neutralScore(), registry,
                 bounds, leaderElect ? new ClusterWiring.Leadership(leaseNamespace(), leaseName,
@@ -250,40 +246,15 @@ final class ServeCommand implements Callable<Integer> {
         if (wiring != null && webhookPort == null) {
             routes.putAll(wiring.webhookRoutes());
         } else if (wiring != null) {
-            TlsSettings webhookTls;
-            if (webhookSelfSigned) {
-                ReloadableKeyManager keys = selfSignedKeys(wiring);
-                rotation = new WebhookCertificateRotation(certificateSecret(wiring), keys)
-                        .start(WebhookCertificateRotation.CHECK_INTERVAL);
-                webhookTls = new TlsSettings.InMemory(keys);
-            } else if (webhookTlsCert == null || webhookTlsKey == null) {
-                throw new InputException("--webhook-port needs --webhook-tls-cert and --webhook-tls-key (or "
-                        + "--webhook-self-signed): the API server only calls admission webhooks over HTTPS");
-            } else {
-                webhookTls = new TlsSettings.Pem(webhookTlsCert, webhookTlsKey);
-            }
-            listeners.start("webhook port", ServeListeners.beside(r.server(), webhookPort, webhookTls, null),
-                    wiring.webhookRoutes(), ReadinessProbe.always(), registry);
+            rotation = startWebhookPort(wiring, r, listeners, registry);
         }
         if (r.secure() != null) {
             listeners.start("secure port", ServeListeners.beside(r.server(), r.secure().port(), r.secure().tls(),
                     r.secure().clientCa()), secureRoutes, readiness, registry);
         }
         listeners.start("main port", r.server(), routes, readiness, registry);
-        final WebhookCertificateRotation certificateRotation = rotation;
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            log.info("stopping: finishing in-flight requests for up to 1 s");
-            listeners.close();
-            if (certificateRotation != null) {
-                certificateRotation.close();
-            }
-            if (wiring != null) {
-                wiring.close();
-            }
-            stopped.countDown();
-        }, "railyard-shutdown"));
-        logWhoMayCall(log, r, noCluster ? "" : " and " + ExplainEndpoint.PATH);
+        CountDownLatch stopped = stopOnShutdown(log, listeners, rotation, wiring);
+        ServeListeners.logWhoMayCall(log, r, noCluster ? "" : " and " + ExplainEndpoint.PATH);
         if (noCluster) {
             log.warn("--no-cluster: no Kubernetes API server, so every answer is neutral (all nodes pass with score "
                     + "{}, gang admission abstains, gangs are ready) and kube-scheduler binds are refused", r.neutralScore());
@@ -333,28 +304,59 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    static final String NO_CLUSTER_EXPLAIN = "/explain needs a cluster (serve without --no-cluster)";
-
-    private static boolean loopback(Resolved r) {
-        return r.server().address().getAddress().isLoopbackAddress();
+    /** @return the metrics registry, with the JVM's memory, GC, thread and processor meters bound */
+    private static PrometheusMeterRegistry meterRegistry() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        return registry;
     }
 
-    /** One line on where each verb family is served, and a warning when the kube-scheduler verbs are off. */
-    private static void logWhoMayCall(Logger log, Resolved r, String andExplain) {
-        if (r.secure() != null) {
-            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {}{} on the secure port {} (client "
-                            + "certificate from {} required{})", VolcanoExtender.PREFIX,
-                    hostPort(r.server().address()), KubeExtender.PREFIX, andExplain, r.secure().port(),
-                    r.secure().clientCa().caBundle(), andExplain.isEmpty() ? "" : "; /explain needs a bearer token");
-        } else if (loopback(r)) {
-            log.info("serving Volcano verbs {}, kube-scheduler verbs {}{} on {} (loopback: no authentication)",
-                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, andExplain, hostPort(r.server().address()));
+    /** Serves the admission webhook on its own HTTPS port; @return the self-signed certificate's rotation, or null */
+    private WebhookCertificateRotation startWebhookPort(ClusterWiring wiring, Resolved r, ServeListeners listeners,
+                                                        PrometheusMeterRegistry registry) throws Exception {
+        WebhookCertificateRotation rotation = null;
+        TlsSettings webhookTls;
+        if (webhookSelfSigned) {
+            ReloadableKeyManager keys = selfSignedKeys(wiring);
+            rotation = new WebhookCertificateRotation(certificateSecret(wiring), keys)
+                    .start(WebhookCertificateRotation.CHECK_INTERVAL);
+            webhookTls = new TlsSettings.InMemory(keys);
+        } else if (webhookTlsCert == null || webhookTlsKey == null) {
+            throw new InputException("--webhook-port needs --webhook-tls-cert and --webhook-tls-key (or "
+                    + "--webhook-self-signed): the API server only calls admission webhooks over HTTPS");
         } else {
-            log.info("serving Volcano verbs {} on {}", VolcanoExtender.PREFIX, hostPort(r.server().address()));
-            log.warn("kube-scheduler verbs {} and {} are off: beyond loopback they are served only on a secure port "
-                    + "with client certificates (--secure-port, --client-ca; docs/serve.md)", KubeExtender.PREFIX,
-                    ExplainEndpoint.PATH);
+            webhookTls = new TlsSettings.Pem(webhookTlsCert, webhookTlsKey);
         }
+        listeners.start("webhook port", ServeListeners.beside(r.server(), webhookPort, webhookTls, null),
+                wiring.webhookRoutes(), ReadinessProbe.always(), registry);
+        return rotation;
+    }
+
+    /** @return a latch released once the shutdown hook has closed the listeners, the rotation and the wiring */
+    private static CountDownLatch stopOnShutdown(Logger log, ServeListeners listeners,
+                                                 WebhookCertificateRotation rotation, ClusterWiring wiring) {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("stopping: finishing in-flight requests for up to 1 s");
+            listeners.close();
+            if (rotation != null) {
+                rotation.close();
+            }
+            if (wiring != null) {
+                wiring.close();
+            }
+            stopped.countDown();
+        }, "railyard-shutdown"));
+        return stopped;
+    }
+
+    static final String NO_CLUSTER_EXPLAIN = "/explain needs a cluster (serve without --no-cluster)";
+
+    static boolean loopback(Resolved r) {
+        return r.server().address().getAddress().isLoopbackAddress();
     }
 
     /**
@@ -532,18 +534,10 @@ final class ServeCommand implements Callable<Integer> {
             throw new InputException("log level must be one of error, warn, info, debug, trace; got \"" + level + "\"" + where);
         }
         List<String> leaderOnly = new ArrayList<>();
-        if (leaseDuration != null) {
-            leaderOnly.add("--leader-elect-lease-duration");
-        }
-        if (renewDeadline != null) {
-            leaderOnly.add("--leader-elect-renew-deadline");
-        }
-        if (retryPeriod != null) {
-            leaderOnly.add("--leader-elect-retry-period");
-        }
-        if (leaderLabel != null) {
-            leaderOnly.add("--leader-label");
-        }
+        addIf(leaderOnly, leaseDuration != null, "--leader-elect-lease-duration");
+        addIf(leaderOnly, renewDeadline != null, "--leader-elect-renew-deadline");
+        addIf(leaderOnly, retryPeriod != null, "--leader-elect-retry-period");
+        addIf(leaderOnly, leaderLabel != null, "--leader-label");
         if (!leaderElect && !leaderOnly.isEmpty()) {
             throw new InputException(String.join(", ", leaderOnly) + " only apply with --leader-elect");
         }

@@ -1,12 +1,16 @@
 package dev.railyard.scheduler.cli;
 
 import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.protocol.kube.KubeExtender;
+import dev.railyard.scheduler.protocol.volcano.VolcanoExtender;
 import dev.railyard.scheduler.server.ExtenderServer;
 import dev.railyard.scheduler.server.ReadinessProbe;
 import dev.railyard.scheduler.server.ServerSettings;
 import dev.railyard.scheduler.server.TlsSettings;
+import dev.railyard.scheduler.service.ExplainEndpoint;
 import dev.railyard.topology.InputException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.slf4j.Logger;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -60,5 +64,25 @@ final class ServeListeners implements AutoCloseable {
             s.stop(1);
         }
         started.clear();
+    }
+
+    /** One line on where each verb family is served, and a warning when the kube-scheduler verbs are off. */
+    static void logWhoMayCall(Logger log, ServeCommand.Resolved r, String andExplain) {
+        if (r.secure() != null) {
+            log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {}{} on the secure port {} (client "
+                            + "certificate from {} required{})", VolcanoExtender.PREFIX,
+                    ServeCommand.hostPort(r.server().address()), KubeExtender.PREFIX, andExplain, r.secure().port(),
+                    r.secure().clientCa().caBundle(), andExplain.isEmpty() ? "" : "; /explain needs a bearer token");
+        } else if (ServeCommand.loopback(r)) {
+            log.info("serving Volcano verbs {}, kube-scheduler verbs {}{} on {} (loopback: no authentication)",
+                    VolcanoExtender.PREFIX, KubeExtender.PREFIX, andExplain,
+                    ServeCommand.hostPort(r.server().address()));
+        } else {
+            log.info("serving Volcano verbs {} on {}", VolcanoExtender.PREFIX,
+                    ServeCommand.hostPort(r.server().address()));
+            log.warn("kube-scheduler verbs {} and {} are off: beyond loopback they are served only on a secure port "
+                    + "with client certificates (--secure-port, --client-ca; docs/serve.md)", KubeExtender.PREFIX,
+                    ExplainEndpoint.PATH);
+        }
     }
 }
