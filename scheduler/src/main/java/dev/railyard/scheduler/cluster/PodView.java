@@ -215,6 +215,37 @@ public record PodView(String namespace, String name, String node, String phase, 
         return out;
     }
 
+    /**
+     * What the API server would refuse in a pod written by hand (a Job file given to {@code explain}): an extended
+     * resource whose request differs from its limit (Kubernetes validation: an extended resource cannot be
+     * overcommitted, so a request must equal the limit; docs/formats/volcano-job.md §4). Pods read from the
+     * cluster have passed that validation already.
+     *
+     * @param pod a Pod in generic form
+     * @throws IllegalArgumentException {@code containers[<name>].resources: <resource> requests <r> but limits <l>:
+     *                                  ...} for the first such resource
+     */
+    public static void checkDeviceLimits(GenericKubernetesResource pod) {
+        Object spec = pod.getAdditionalProperties().get("spec");
+        for (String list : List.of("initContainers", "containers")) {
+            for (Object c : ObjectFields.list(ObjectFields.at(spec, list))) {
+                String cname = ObjectFields.text(ObjectFields.at(c, "name"));
+                Map<String, Object> requests = ObjectFields.map(ObjectFields.at(c, "resources", "requests"));
+                Map<String, Object> limits = ObjectFields.map(ObjectFields.at(c, "resources", "limits"));
+                for (var e : requests.entrySet()) {
+                    Object limit = limits.get(e.getKey());
+                    String where = list + "[" + (cname == null ? "?" : cname) + "].resources";
+                    if (isDevice(e.getKey()) && limit != null && quantity(e.getValue(), where)
+                            .compareTo(quantity(limit, where)) != 0) {
+                        throw new IllegalArgumentException(where + ": " + e.getKey() + " requests " + e.getValue()
+                                + " but limits " + limit + ": Kubernetes requires an extended resource's request "
+                                + "to equal its limit");
+                    }
+                }
+            }
+        }
+    }
+
     /** Most devices of one extended resource a pod may ask for: the engine counts GPUs in an {@code int}. */
     static final BigDecimal MAX_DEVICES = BigDecimal.valueOf(dev.railyard.scheduler.input.Quantities.MAX_DEVICES);
 

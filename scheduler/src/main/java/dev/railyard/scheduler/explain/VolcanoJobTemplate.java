@@ -245,6 +245,7 @@ public final class VolcanoJobTemplate {
             pod.setAdditionalProperty("spec", podSpec);
             try {
                 PodView.of(pod);
+                PodView.checkDeviceLimits(pod);
             } catch (IllegalArgumentException e) {
                 throw new InputException(at + ": task " + tname + ": " + e.getMessage(), e);
             }

@@ -394,4 +394,34 @@ class ExplainerTest {
                 .hasMessage(f + " document 1: Pod v1 is not a Volcano Job (apiVersion batch.volcano.sh/v1alpha1, "
                         + "kind Job)");
     }
+
+    @Test
+    void aTaskWhoseGpuRequestDiffersFromItsLimitIsRefusedAsTheApiServerWould() throws IOException {
+        // Kubernetes validation: an extended resource cannot be overcommitted, so its request must equal its limit
+        // (docs/formats/volcano-job.md §4); explain used to read the request alone and say "would be placed"
+        Path f = tmp.resolve("overcommit.yaml");
+        Files.writeString(f, """
+                apiVersion: batch.volcano.sh/v1alpha1
+                kind: Job
+                metadata: {name: j, namespace: prod}
+                spec:
+                  tasks:
+                  - name: main
+                    template:
+                      spec:
+                        containers:
+                        - name: c
+                          resources:
+                            requests: {nvidia.com/gpu: 8}
+                            limits: {nvidia.com/gpu: 2}
+                """);
+        assertThatThrownBy(() -> VolcanoJobTemplate.read(f)).isInstanceOf(InputException.class)
+                .hasMessage(f + " document 1 (Job prod/j): task main: containers[c].resources: nvidia.com/gpu "
+                        + "requests 8 but limits 2: Kubernetes requires an extended resource's request to equal its "
+                        + "limit");
+
+        // equal amounts written differently (8 and "8.0") are the same quantity: accepted
+        Files.writeString(f, Files.readString(f).replace("limits: {nvidia.com/gpu: 2}", "limits: {nvidia.com/gpu: \"8.0\"}"));
+        assertThat(VolcanoJobTemplate.read(f)).hasSize(1);
+    }
 }
