@@ -122,7 +122,7 @@ public final class ClientCertificateVerifier {
             pkix.checkClientTrusted(chain.clone(), authType(chain[0]));
             return new Verdict(List.of(chain), null);
         } catch (CertificateException | RuntimeException e) {
-            return new Verdict(List.of(), "client certificate \"" + chain[0].getSubjectX500Principal().getName()
+            return new Verdict(List.of(), "client certificate \"" + shown(chain[0].getSubjectX500Principal())
                     + "\" does not verify against the client CA: " + reason(chain[0], e, now));
         }
     }
@@ -171,10 +171,23 @@ public final class ClientCertificateVerifier {
             t = t.getCause();
         }
         if (t instanceof CertPathBuilderException) {
-            return "its issuer \"" + leaf.getIssuerX500Principal().getName() + "\" is not a CA of the bundle";
+            return "its issuer \"" + shown(leaf.getIssuerX500Principal()) + "\" is not a CA of the bundle";
         }
         String m = t.getMessage();
-        return (m == null ? t.getClass().getSimpleName() : m).replaceAll("[\\r\\n\\t]+", " ");
+        return shown((m == null ? t.getClass().getSimpleName() : m).replaceAll("[\\r\\n\\t]+", " "));
+    }
+
+    /** Longest name or message quoted in a refusal: the caller chose the certificate's names. */
+    static final int MAX_SHOWN = 200;
+
+    /** A certificate name as a refusal shows it: control characters escaped, at most {@link #MAX_SHOWN} chars. */
+    private static String shown(javax.security.auth.x500.X500Principal name) {
+        return shown(name.getName());
+    }
+
+    private static String shown(String text) {
+        String e = dev.railyard.scheduler.input.LogText.escape(text);
+        return e.length() > MAX_SHOWN ? e.substring(0, MAX_SHOWN) + "..." : e;
     }
 
     /**

@@ -99,6 +99,29 @@ class ClientCertificateVerifierTest {
     }
 
     @Test
+    void aCallerChosenSubjectIsShownOnOneLineAndCut() throws Exception {
+        // the subject is the caller's choice and the reply reaches kube-scheduler's log: a CR/LF and an ESC in it
+        // (a forged log line) are escaped (LogText), and a long name is cut at MAX_SHOWN characters
+        Instant now = Instant.now();
+        var forged = stranger.issueClient("CN=evil\r\n2026-12-01T00:00:00Z INFO forged \u001b[31m",
+                now.minus(Duration.ofMinutes(1)), now.plus(Duration.ofHours(1)), KeyPurposeId.id_kp_clientAuth);
+        var verifier = new ClientCertificateVerifier(new ClientCertificateAuthority(pki.caFile()));
+        String refusal = verifier.verify(new FakeSession(forged.certificate())).refusal();
+        assertThat(refusal).doesNotContain("\r", "\n", "\u001b")
+                .contains("evil\\r\\n2026-12-01T00:00:00Z INFO forged \\u001b[31m");
+
+        var longName = stranger.issueClient("CN=" + "x".repeat(60) + ",OU=" + "y".repeat(60) + ",OU=" + "z".repeat(60)
+                + ",O=" + "w".repeat(60), now.minus(Duration.ofMinutes(1)), now.plus(Duration.ofHours(1)),
+                KeyPurposeId.id_kp_clientAuth);
+        String cut = verifier.verify(new FakeSession(longName.certificate())).refusal();
+        // "client certificate \"" + 200 characters + "..." + "\" does not verify ..."; the JDK prints the RDNs of the
+        // name in reverse order of the string the issuer was given (RFC 2253: last RDN of the sequence first)
+        assertThat(cut).startsWith("client certificate \"O=" + "w".repeat(60) + ",OU=" + "z".repeat(60))
+                .contains("...\" does not verify against the client CA");
+        assertThat(cut.indexOf("...\"")).isEqualTo("client certificate \"".length() + ClientCertificateVerifier.MAX_SHOWN);
+    }
+
+    @Test
     void theHandshakeAcceptsAnyChainAndNamesTheClientCa() throws Exception {
         var verifier = new ClientCertificateVerifier(new ClientCertificateAuthority(pki.caFile()));
         var tm = (javax.net.ssl.X509ExtendedTrustManager) verifier.handshakeTrustManagers()[0];
