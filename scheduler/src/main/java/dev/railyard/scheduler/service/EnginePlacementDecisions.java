@@ -371,7 +371,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return GangVerdict.abstain("Railyard's cluster cache has not synced");
         }
         PodGroup group = view.podGroup(job.namespace() + "/" + job.podGroupName());
-        List<PodRequest> requests = AdmissionRequests.of(view, group, job);
+        List<PodRequest> requests = AdmissionRequests.of(view, group, job, reservations.admission().schedulers());
         if (requests.isEmpty()) {
             // a Volcano Job's controller creates its pods only once the PodGroup is Inqueue: a no would wedge it
             return GangVerdict.abstain("the job carries no tasks and the cluster shows no pending member yet");

@@ -45,6 +45,14 @@ class GangAdmissionTest {
     private static final Map<String, String> IN_GROUP = Map.of(GangRef.VOLCANO_GROUP_ANNOTATION, "pg");
     private final Clock clock = Clock.fixed(Instant.parse("2026-09-01T00:00:00Z"), ZoneOffset.UTC);
 
+    /** A pending member of pg asking for {@code gpus} GPUs, for vc-scheduler ({@code schedulerName: volcano}). */
+    @SuppressWarnings("unchecked")
+    private static GenericKubernetesResource member(String name, int gpus, String scheduler) {
+        GenericKubernetesResource p = pod("prod", name, null, IN_GROUP, Map.of("nvidia.com/gpu", Integer.toString(gpus)));
+        ((Map<String, Object>) p.getAdditionalProperties().get("spec")).put("schedulerName", scheduler);
+        return p;
+    }
+
     private static List<GenericKubernetesResource> cluster(boolean withMembers) {
         List<GenericKubernetesResource> o = new ArrayList<>(List.of(
                 node("gpu-a", Map.of(), RDMA), node("gpu-b", Map.of(), RDMA),
@@ -52,8 +60,8 @@ class GangAdmissionTest {
                 pod("prod", "busy", "gpu-a", Map.of(), EIGHT_GPUS),
                 podGroup("prod", "pg", 2, Map.of())));
         if (withMembers) {
-            o.add(pod("prod", "p0", null, IN_GROUP, EIGHT_GPUS));
-            o.add(pod("prod", "p1", null, IN_GROUP, EIGHT_GPUS));
+            o.add(member("p0", 8, "volcano"));
+            o.add(member("p1", 8, "volcano"));
         }
         return o;
     }
@@ -70,7 +78,11 @@ class GangAdmissionTest {
     }
 
     private static GangJob job(List<ExtenderPod> tasks) {
-        return new GangJob("prod/pg", "", "prod", "pg", "default", 2, Map.of(), tasks);
+        return job(2, tasks);
+    }
+
+    private static GangJob job(int minAvailable, List<ExtenderPod> tasks) {
+        return new GangJob("prod/pg", "", "prod", "pg", "default", minAvailable, Map.of(), tasks);
     }
 
     @Test
@@ -101,11 +113,50 @@ class GangAdmissionTest {
     @Test
     void aGangThatFitsIsPermitted() {
         List<GenericKubernetesResource> o = new ArrayList<>(cluster(false));
-        o.add(pod("prod", "p0", null, IN_GROUP, EIGHT_GPUS));
+        o.add(member("p0", 8, "volcano"));
         var d = decisions(objects(o));
 
         // minMember 2 but only p0 exists: Railyard judges the room of the pods it can see (gang readiness is
         // Volcano's gang plugin's), and p0 fits on gpu-b
         assertThat(d.enqueueable(job(List.of(member("p0")))).outcome()).isEqualTo(GangVerdict.Outcome.PERMIT);
+    }
+
+    @Test
+    void anElasticGangIsEnqueuedWhenItsMinimumFits() {
+        // minAvailable 1 of 2 members: Volcano enqueues on the minimum (its minResources), and one 8-GPU pod fits
+        var d = decisions(objects(cluster(true)));
+
+        assertThat(d.enqueueable(job(1, List.of(member("p0"), member("p1")))).outcome())
+                .isEqualTo(GangVerdict.Outcome.PERMIT);
+    }
+
+    @Test
+    void aTaskSentTwiceOrFromAnotherNamespaceIsCountedOnceOrNot() {
+        List<GenericKubernetesResource> o = new ArrayList<>(cluster(false));
+        o.add(member("p0", 8, "volcano"));
+        var d = decisions(objects(o));
+        ExtenderPod elsewhere = new ExtenderPod(new PodRef("other", "victim", "uid-victim"), Map.of(), IN_GROUP,
+                "volcano", new ResourceRequests(Map.of("nvidia.com/gpu", BigDecimal.valueOf(8))),
+                GangRef.of("other", Map.of(), IN_GROUP), null);
+
+        // p0 twice and a pod of namespace "other" in a job of "prod": one 8-GPU request, which gpu-b holds
+        assertThat(d.enqueueable(job(List.of(member("p0"), member("p0"), elsewhere))).outcome())
+                .isEqualTo(GangVerdict.Outcome.PERMIT);
+    }
+
+    @Test
+    void aMemberBeingDeletedOrOfAnotherSchedulerDoesNotCount() {
+        List<GenericKubernetesResource> o = new ArrayList<>(cluster(false));
+        o.add(member("p0", 8, "volcano"));
+        GenericKubernetesResource leaving = member("p1", 8, "volcano");
+        leaving.getMetadata().setDeletionTimestamp("2026-09-01T00:00:00Z");
+        o.add(leaving);
+        // any pod may carry the group annotation: one for kube-scheduler asking 64 GPUs must not hold the gang out
+        o.add(member("squatter", 64, "default-scheduler"));
+        var d = decisions(objects(o));
+
+        assertThat(d.enqueueable(job(List.of(member("p0")))).outcome()).isEqualTo(GangVerdict.Outcome.PERMIT);
+        // and the same when the snapshot carries no task yet: the members are counted for Volcano's schedulers only
+        assertThat(d.enqueueable(job(List.of())).outcome()).isEqualTo(GangVerdict.Outcome.PERMIT);
     }
 }
