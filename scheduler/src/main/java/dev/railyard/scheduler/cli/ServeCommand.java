@@ -248,13 +248,14 @@ final class ServeCommand implements Callable<Integer> {
         } else if (wiring != null) {
             rotation = startWebhookPort(wiring, r, listeners, registry);
         }
+        int securePort = 0;
         if (r.secure() != null) {
-            listeners.start("secure port", ServeListeners.beside(r.server(), r.secure().port(), r.secure().tls(),
-                    r.secure().clientCa()), secureRoutes, readiness, registry);
+            securePort = listeners.start("secure port", ServeListeners.beside(r.server(), r.secure().port(),
+                    r.secure().tls(), r.secure().clientCa()), secureRoutes, readiness, registry).port();
         }
-        listeners.start("main port", r.server(), routes, readiness, registry);
+        int mainPort = listeners.start("main port", r.server(), routes, readiness, registry).port();
         CountDownLatch stopped = stopOnShutdown(log, listeners, rotation, wiring);
-        ServeListeners.logWhoMayCall(log, r, noCluster ? "" : " and " + ExplainEndpoint.PATH);
+        ServeListeners.logWhoMayCall(log, r, mainPort, securePort, noCluster ? "" : " and " + ExplainEndpoint.PATH);
         if (noCluster) {
             log.warn("--no-cluster: no Kubernetes API server, so every answer is neutral (all nodes pass with score "
                     + "{}, gang admission abstains, gangs are ready) and kube-scheduler binds are refused", r.neutralScore());

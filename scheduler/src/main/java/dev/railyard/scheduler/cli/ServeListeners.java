@@ -66,20 +66,24 @@ final class ServeListeners implements AutoCloseable {
         started.clear();
     }
 
-    /** One line on where each verb family is served, and a warning when the kube-scheduler verbs are off. */
-    static void logWhoMayCall(Logger log, ServeCommand.Resolved r, String andExplain) {
+    /**
+     * One line on where each verb family is served (the ports as bound: {@code --port 0} picks one), and a warning
+     * when the kube-scheduler verbs are off.
+     */
+    static void logWhoMayCall(Logger log, ServeCommand.Resolved r, int mainPort, int securePort, String andExplain) {
+        InetSocketAddress main = new InetSocketAddress(r.server().address().getAddress(), mainPort);
         if (r.secure() != null) {
             log.info("serving Volcano verbs {} on {}, kube-scheduler verbs {}{} on the secure port {} (client "
                             + "certificate from {} required{})", VolcanoExtender.PREFIX,
-                    ServeCommand.hostPort(r.server().address()), KubeExtender.PREFIX, andExplain, r.secure().port(),
+                    ServeCommand.hostPort(main), KubeExtender.PREFIX, andExplain, securePort,
                     r.secure().clientCa().caBundle(), andExplain.isEmpty() ? "" : "; /explain needs a bearer token");
         } else if (ServeCommand.loopback(r)) {
             log.info("serving Volcano verbs {}, kube-scheduler verbs {}{} on {} (loopback: no authentication)",
                     VolcanoExtender.PREFIX, KubeExtender.PREFIX, andExplain,
-                    ServeCommand.hostPort(r.server().address()));
+                    ServeCommand.hostPort(main));
         } else {
             log.info("serving Volcano verbs {} on {}", VolcanoExtender.PREFIX,
-                    ServeCommand.hostPort(r.server().address()));
+                    ServeCommand.hostPort(main));
             log.warn("kube-scheduler verbs {} and {} are off: beyond loopback they are served only on a secure port "
                     + "with client certificates (--secure-port, --client-ca; docs/serve.md)", KubeExtender.PREFIX,
                     ExplainEndpoint.PATH);
