@@ -487,7 +487,7 @@ final class ServeCommand implements Callable<Integer> {
         String addr = first(address, file.server().address(), DEFAULT_ADDRESS);
         int p = first(port, file.server().port(), DEFAULT_PORT);
         if (p < 0 || p > 65535) {
-            throw new InputException("port must be 0..65535, got " + p + where);
+            throw new InputException("port must be 0..65535, got " + p + where("--port", "server.port"));
         }
         InetAddress inet;
         try {
@@ -518,11 +518,13 @@ final class ServeCommand implements Callable<Integer> {
 
         int neutral = first(neutralScore, file.placement().neutralScore(), 50);
         if (neutral < 0 || neutral > 100) {
-            throw new InputException("neutral score must be 0..100, got " + neutral + where);
+            throw new InputException("neutral score must be 0..100, got " + neutral
+                    + where("--neutral-score", "placement.neutralScore"));
         }
         double weight = first(volcanoScoreWeight, file.volcano().scoreWeight(), 1.0);
         if (!Double.isFinite(weight) || weight < 0) {
-            throw new InputException("Volcano score weight must be a finite number >= 0, got " + weight + where);
+            throw new InputException("Volcano score weight must be a finite number >= 0, got " + weight
+                    + where("--volcano-score-weight", "volcano.scoreWeight"));
         }
         VolcanoReplyDialect dialect;
         try {
@@ -532,7 +534,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         String level = first(logLevel, file.logging().level(), "info").toLowerCase(Locale.ROOT);
         if (!LEVELS.contains(level)) {
-            throw new InputException("log level must be one of error, warn, info, debug, trace; got \"" + level + "\"" + where);
+            throw new InputException("log level must be one of error, warn, info, debug, trace; got \"" + level + "\""
+                    + where("--log-level", "logging.level"));
         }
         List<String> leaderOnly = new ArrayList<>();
         addIf(leaderOnly, leaseDuration != null, "--leader-elect-lease-duration");
@@ -553,6 +556,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "--leader-elect-retry-period)");
         }
         return new Resolved(server, secure, neutral, new VolcanoSettings(weight, dialect, neutral), level, timing);
+    }
+
+    /** @return {@code " (FLAG or KEY in FILE)"} with a config file, else empty (a flag's message names its value) */
+    private String where(String flag, String key) {
+        return config == null ? "" : " (" + flag + " or " + key + " in " + config + ")";
     }
 
     /** A duration from the config file ({@code 15s}, {@code 2m}, {@code PT15S}), or null when the key is absent. */

@@ -185,6 +185,10 @@ class ServeCommandTest {
         assertThatThrownBy(() -> parse("--config", cfg.toString()).resolve())
                 .isInstanceOf(InputException.class)
                 .hasMessage(cfg + ":2:17: bad value for \"placement.neutralScore\": not a valid integer");
+        Files.writeString(cfg, "logging:\n  level: bogus\n");
+        assertThatThrownBy(() -> parse("--config", cfg.toString()).resolve())
+                .isInstanceOf(InputException.class).hasMessage("log level must be one of error, warn, info, debug, "
+                        + "trace; got \"bogus\" (--log-level or logging.level in " + cfg + ")");
         assertThatThrownBy(() -> parse("--config", dir.resolve("missing.yaml").toString()).resolve())
                 .isInstanceOf(InputException.class).hasMessage(dir.resolve("missing.yaml") + ": no such config file");
     }
