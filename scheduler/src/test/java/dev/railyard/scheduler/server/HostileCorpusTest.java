@@ -8,10 +8,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -41,30 +39,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  * forge.
  */
 class HostileCorpusTest {
-    static Process child;
+    static ChildServer child;
     static int port;
     static Path log;
 
     @BeforeAll
     static void start() throws Exception {
-        log = Files.createTempFile("hostile-corpus-server", ".log");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        child = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug", "-cp", System.getProperty("java.class.path"),
-                HostileServerMain.class.getName())).redirectError(log.toFile()).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        assertThat(line).as("child server's first line (log: %s)", log).startsWith("PORT ");
-        port = Integer.parseInt(line.substring(5).trim());
+        child = ChildServer.start("hostile-corpus-server", List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug"), HostileServerMain.class);
+        port = child.port();
+        log = child.log();
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (child != null) {
-            child.getOutputStream().close();
-            if (!child.waitFor(10, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-            }
+            child.close();
         }
     }
 
@@ -129,7 +119,7 @@ class HostileCorpusTest {
         assertThat(lenient.get()).isZero();
 
         // the server lives and still answers a valid request
-        assertThat(child.isAlive()).isTrue();
+        assertThat(child.process().isAlive()).isTrue();
         assertThat(send(new Probe(HostileCorpus.utf8("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"), HostileCorpus.Send.ALL,
                 Expect.refused(), null)).status()).isEqualTo(200);
         Endpoint bind = endpoints.stream().filter(x -> x.path().equals("/kube/bind")).findFirst().orElseThrow();

@@ -4,10 +4,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -44,31 +42,22 @@ class RequestBodyBudgetTest {
     static final int HEAP_MIB = 160;
     static final int CLIENTS = 8;
     static final int BODY_MIB = 24;
-    static Process child;
+    static ChildServer child;
     static int port;
     static Path log;
 
     @BeforeAll
     static void start() throws Exception {
-        log = Files.createTempFile("body-budget-server", ".log");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        child = new ProcessBuilder(List.of(java, "-Xmx" + HEAP_MIB + "m", "-XX:+ExitOnOutOfMemoryError",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                TimeoutServerMain.class.getName(), "15", "30", Long.toString(64L << 20)))
-                .redirectError(log.toFile()).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-        String line = out.readLine();
-        assertThat(line).as("child server's first line (log: %s)", log).startsWith("PORT ");
-        port = Integer.parseInt(line.substring(5).trim());
+        child = ChildServer.start("body-budget-server", List.of("-Xmx" + HEAP_MIB + "m", "-XX:+ExitOnOutOfMemoryError",
+                "-XX:TieredStopAtLevel=1"), TimeoutServerMain.class, "15", "30", Long.toString(64L << 20));
+        port = child.port();
+        log = child.log();
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (child != null) {
-            child.getOutputStream().close();
-            if (!child.waitFor(10, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-            }
+            child.close();
         }
     }
 
@@ -86,7 +75,7 @@ class RequestBodyBudgetTest {
             for (Future<Integer> f : outcomes) {
                 statuses.add(f.get(120, TimeUnit.SECONDS));
             }
-            assertThat(child.isAlive()).as("server alive (log: %s)", log).isTrue();
+            assertThat(child.process().isAlive()).as("server alive (log: %s)", log).isTrue();
             // one share fits in the 40 MiB budget; it is held until all clients got past their send
             assertThat(statuses).as("statuses (-1: connection closed mid-send)").isSubsetOf(200, 429, -1);
             assertThat(statuses.stream().filter(s -> s == 200).count()).isEqualTo(1);
