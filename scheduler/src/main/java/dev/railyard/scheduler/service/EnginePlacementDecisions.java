@@ -376,9 +376,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             // a Volcano Job's controller creates its pods only once the PodGroup is Inqueue: a no would wedge it
             return GangVerdict.abstain("the job carries no tasks and the cluster shows no pending member yet");
         }
-        PlacementPolicy policy = PlacementPolicy.resolve(null, group,
-                job.tasks().isEmpty() ? Map.of() : job.tasks().get(0).annotations(),
-                view.snapshot().fabric());
+        // the pod-level hints of the first task, else of the first pending member (as GangReader resolves a gang's)
+        Map<String, String> podHints = !job.tasks().isEmpty() ? job.tasks().get(0).annotations() : group == null
+                ? Map.of() : view.members(group).stream().filter(m -> m.node() == null).findFirst()
+                .map(PodView::annotations).orElse(Map.of());
+        PlacementPolicy policy = PlacementPolicy.resolve(null, group, podHints, view.snapshot().fabric());
         PlanOutcome outcome = engine.plan(view.snapshot(),
                 new GangRequest(job.namespace(), job.podGroupName(), requests, policy));
         if (outcome.schedulable()) {
