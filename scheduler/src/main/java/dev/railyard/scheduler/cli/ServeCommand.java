@@ -93,11 +93,11 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
             description = "Close a connection whose request has not fully arrived this long after its first byte "
-                    + "(whole seconds; default: 15s).")
+                    + "(100ms to 24h; default: 15s).")
     Duration requestReadTimeout;
 
     @Option(names = "--idle-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
-            description = "Close a keep-alive connection idle this long between requests (whole seconds; default: "
+            description = "Close a keep-alive connection idle this long between requests (100ms to 24h; default: "
                     + "120s, longer than Go clients' 90s).")
     Duration idleTimeout;
 

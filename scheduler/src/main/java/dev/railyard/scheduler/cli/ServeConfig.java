@@ -25,8 +25,8 @@ import java.nio.file.Path;
  *   address: 127.0.0.1        # bind address (the chart gives the pod IP)
  *   port: 8888
  *   maxRequestSize: 64Mi      # bytes, or a Kubernetes quantity
- *   requestReadTimeout: 15s   # first byte of a request to the end of its body; whole seconds
- *   idleTimeout: 120s         # a keep-alive connection between requests; whole seconds
+ *   requestReadTimeout: 15s   # first byte of a request to the end of its body; 100ms..24h
+ *   idleTimeout: 120s         # a keep-alive connection between requests; 100ms..24h
  *   maxIdleConnections: 200   # idle keep-alive connections kept at most
  *   tls:                      # either certFile + keyFile (PEM), or pkcs12 (+ pkcs12PasswordFile)
  *     certFile: /etc/railyard/tls/tls.crt

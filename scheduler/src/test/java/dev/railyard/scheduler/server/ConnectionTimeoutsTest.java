@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -26,13 +25,12 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Request-read and idle timeouts on the real JDK server. The server runs in a JVM of its own
- * ({@link TimeoutServerMain}) with a 1 s request-read timeout and a 2 s idle timeout, because the JDK reads these
- * once per process and this test JVM's servers use the defaults.
+ * Request-read and idle timeouts on the real server. The server runs in a JVM of its own
+ * ({@link TimeoutServerMain}) with a 1 s request-read timeout and a 2 s idle timeout, away from the test JVM's
+ * other servers.
  *
- * <p>The checks are about behaviour, with wide margins: a connection is still open well before its timeout
- * (which also shows the JDK counts these values in seconds, not milliseconds as its module Javadoc says for
- * {@code maxReqTime}), and closed by the server well after it.
+ * <p>The checks are about behaviour, with wide margins: a connection is still open well before its timeout, and
+ * closed by the server well after it.
  */
 class ConnectionTimeoutsTest {
     /** Well before either timeout: the connection must still be open. */
@@ -167,45 +165,16 @@ class ConnectionTimeoutsTest {
     }
 
     @Test
-    void jdkPropertiesAreWholeSecondsAndTimerTicksFollowTheShorterTimeout() {
-        // defaults: 15 s read, 120 s idle; tick = 15,000 ms / 4 = 3,750 ms; request timer at most 1,000 ms
-        assertThat(ConnectionTimeouts.DEFAULTS.jdkProperties()).isEqualTo(Map.of(
-                "sun.net.httpserver.maxReqTime", "15",
-                "sun.net.httpserver.idleInterval", "120",
-                "sun.net.httpserver.maxIdleConnections", "200",
-                "sun.net.httpserver.clockTick", "3750",
-                "sun.net.httpserver.timerMillis", "1000"));
-        // 1 s read, 2 s idle (the child server's): tick = 1,000 / 4 = 250 ms for both timers
-        assertThat(new ConnectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2), 0).jdkProperties())
-                .containsEntry("sun.net.httpserver.clockTick", "250")
-                .containsEntry("sun.net.httpserver.timerMillis", "250")
-                .containsEntry("sun.net.httpserver.maxIdleConnections", "0");
-        // an hour idle: tick capped at the JDK's own 10 s
-        assertThat(new ConnectionTimeouts(Duration.ofHours(1), Duration.ofHours(1), 5).jdkProperties())
-                .containsEntry("sun.net.httpserver.clockTick", "10000");
-    }
-
-    @Test
-    void subSecondOrNegativeValuesAreRefused() {
-        assertThatThrownBy(() -> new ConnectionTimeouts(Duration.ofMillis(500), Duration.ofSeconds(2), 1))
+    void outOfRangeOrNegativeValuesAreRefused() {
+        assertThatThrownBy(() -> new ConnectionTimeouts(Duration.ofMillis(50), Duration.ofSeconds(2), 1))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("request read timeout must be whole seconds from 1s to 24h (the JDK HTTP server counts in "
-                        + "seconds), got 500 ms");
-        assertThatThrownBy(() -> new ConnectionTimeouts(Duration.ofSeconds(1), Duration.ofMillis(1500), 1))
-                .hasMessageStartingWith("idle timeout must be whole seconds");
+                .hasMessage("request read timeout must be from 100ms to 24h, got 50 ms");
+        assertThatThrownBy(() -> new ConnectionTimeouts(Duration.ofSeconds(1), Duration.ofDays(2), 1))
+                .hasMessageStartingWith("idle timeout must be from 100ms to 24h");
+        // milliseconds are fine now (the JDK server counted whole seconds)
+        assertThat(new ConnectionTimeouts(Duration.ofMillis(1500), Duration.ofMillis(100), 1).describe())
+                .isEqualTo("request read 1500ms, idle 100ms, 1 idle connections at most");
         assertThatThrownBy(() -> new ConnectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(1), -1))
                 .hasMessage("max idle connections must be >= 0, got -1");
-    }
-
-    @Test
-    void aSecondListenerWithOtherTimeoutsIsRefused() {
-        // This JVM's listeners (the other tests') use the defaults; the JDK cannot give another listener other values.
-        ConnectionTimeouts.DEFAULTS.applyToJdkServer();
-        ConnectionTimeouts other = new ConnectionTimeouts(Duration.ofSeconds(3), Duration.ofSeconds(4), 5);
-        assertThatThrownBy(other::applyToJdkServer)
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessage("HTTP connection timeouts are per process in the JDK server and were already set to request "
-                        + "read 15s, idle 120s, 200 idle connections at most; cannot use request read 3s, idle 4s, "
-                        + "5 idle connections at most for another listener");
     }
 }

@@ -22,7 +22,7 @@ import java.util.Optional;
 
 /**
  * The real extender server with every endpoint mounted, in a JVM of its own, for {@link HostileCorpusTest}: a 4 s
- * request-read timeout (the JDK server reads timeouts once per JVM) and a 1 MiB request limit, so slow clients and
+ * request-read timeout and a 1 MiB request limit, so slow clients and
  * endless bodies end quickly. Volcano and kube-scheduler verbs answer neutrally; {@code /explain} serves the demo
  * snapshot to the bearer token {@value #GOOD_TOKEN} only; the admission webhook has no hints to add.
  *

@@ -5,8 +5,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
- * Runs the extender server with small connection timeouts in a JVM of its own, for {@link ConnectionTimeoutsTest}:
- * the JDK server reads its timeouts once per JVM, and the test JVM's first server uses the defaults.
+ * Runs the extender server with small connection timeouts in a JVM of its own, for {@link ConnectionTimeoutsTest}
+ * and {@link RequestBodyBudgetTest} (a small heap of its own, away from the test JVM's other servers).
  *
  * <p>Arguments: request-read timeout and idle timeout in seconds, optionally the request-size limit in bytes
  * (default 1 MiB; the request-body budget is a quarter of this JVM's heap). Prints {@code PORT <n>} on stdout once

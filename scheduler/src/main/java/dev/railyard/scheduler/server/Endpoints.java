@@ -1,0 +1,197 @@
+package dev.railyard.scheduler.server;
+
+import dev.railyard.scheduler.protocol.Caller;
+import dev.railyard.scheduler.protocol.VerbHandler;
+import dev.railyard.scheduler.protocol.WireFormatException;
+import dev.railyard.scheduler.protocol.WireReply;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the server answers, independent of how bytes move: the route table, the built-in endpoints, who may call
+ * a verb and whether its body fits, and the verb's reply. Every method here may block (a TokenReview in
+ * {@link VerbHandler#refuse}, the wait for a share of the {@link RequestBodyBudget}, the decision itself), so
+ * {@link HttpConnection} calls them off the event loop. Thread-safe.
+ */
+final class Endpoints {
+    private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
+    private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+    /**
+     * A mounted verb.
+     *
+     * @param protocol the metric tag {@code protocol}: the path's first segment, or {@code railyard}
+     * @param verb     the metric tag {@code verb}
+     */
+    record Route(String protocol, String verb, VerbHandler handler) {
+    }
+
+    /**
+     * The outcome of admitting a verb's request before its body is read.
+     *
+     * @param refusal the answer that ends the request, or null to read the body
+     * @param lease   the request's share of the budget (null when refused or when the verb ignores its body)
+     */
+    record Admission(Answer refusal, RequestBodyBudget.Lease lease) {
+    }
+
+    private final Map<String, Route> routes;
+    private final long maxRequestBytes;
+    private final ReadinessProbe readiness;
+    private final PrometheusMeterRegistry registry;
+    private final ServerMetrics metrics;
+    private final RequestBodyBudget bodyBudget;
+
+    Endpoints(Map<String, VerbHandler> routes, ServerSettings settings, ReadinessProbe readiness,
+              PrometheusMeterRegistry registry) {
+        Map<String, Route> table = new LinkedHashMap<>();
+        routes.forEach((path, h) -> {
+            String[] parts = path.substring(1).split("/", 2);
+            if (!path.startsWith("/") || parts[0].isEmpty() || (parts.length == 2 && parts[1].isEmpty())) {
+                throw new IllegalArgumentException("route must look like /<protocol>/<verb> or /<verb>: " + path);
+            }
+            table.put(path, parts.length == 2 ? new Route(parts[0], parts[1], h) : new Route("railyard", parts[0], h));
+        });
+        this.routes = Map.copyOf(table);
+        this.maxRequestBytes = settings.maxRequestBytes();
+        this.readiness = readiness;
+        this.registry = registry;
+        this.metrics = new ServerMetrics(registry);
+        this.bodyBudget = settings.bodyBudget();
+        metrics.bodyBudget(bodyBudget);
+    }
+
+    int size() {
+        return routes.size();
+    }
+
+    ServerMetrics metrics() {
+        return metrics;
+    }
+
+    long maxRequestBytes() {
+        return maxRequestBytes;
+    }
+
+    /** @return the verb mounted at {@code path}, or null */
+    Route route(String path) {
+        return routes.get(path);
+    }
+
+    /** {@code /healthz}, {@code /readyz}, {@code /metrics}, or 404 for any other unknown path. */
+    Answer builtIn(String method, String path) {
+        boolean get = "GET".equals(method) || "HEAD".equals(method);
+        switch (path) {
+            case "/healthz" -> {
+                return get ? Answer.keep(WireReply.text(200, "ok")) : methodNotAllowed(method, path, "GET", "http", path);
+            }
+            case "/readyz" -> {
+                if (!get) {
+                    return methodNotAllowed(method, path, "GET", "http", path);
+                }
+                Optional<String> why = readiness.notReadyReason();
+                return Answer.keep(why.map(r -> WireReply.text(503, "not ready: " + Answer.oneLine(r)))
+                        .orElseGet(() -> WireReply.text(200, "ready")));
+            }
+            case "/metrics" -> {
+                if (!get) {
+                    return methodNotAllowed(method, path, "GET", "http", path);
+                }
+                return Answer.keep(new WireReply(200, PROMETHEUS_TEXT, registry.scrape().getBytes(StandardCharsets.UTF_8)));
+            }
+            default -> {
+                metrics.error("http", "unknown", "not_found");
+                return Answer.keep(WireReply.text(404, "no endpoint " + Answer.oneLine(path)
+                        + ": Volcano verbs are under /volcano/, kube-scheduler verbs under /kube/"));
+            }
+        }
+    }
+
+    /** 405 with {@code Allow}. */
+    Answer methodNotAllowed(String method, String path, String allow, String protocol, String verb) {
+        metrics.error(protocol, verb, "bad_method");
+        return new Answer(WireReply.text(405, Answer.oneLine(method) + " " + Answer.oneLine(path)
+                + ": method not allowed, use " + allow), Map.of("Allow", allow), false);
+    }
+
+    /**
+     * Decides, before any of the body is read, whether a POST to a verb goes on: the route's
+     * {@link VerbHandler#refuse} (401/403), the declared length against the limit (413), then a share of the
+     * request-body budget (429 after {@link RequestBodyBudget#maxWait()}). Every refusal closes the connection.
+     *
+     * @param declared the Content-Length, or -1 for a chunked body
+     * @throws InterruptedException when interrupted while waiting for the budget
+     */
+    Admission admit(Route route, Caller caller, long declared) throws InterruptedException {
+        String name = route.protocol() + " " + route.verb();
+        Optional<WireReply> refused = route.handler().refuse(caller);
+        if (refused.isPresent()) {
+            metrics.error(route.protocol(), route.verb(), refused.get().status() == 401 ? "unauthenticated" : "forbidden");
+            LOG.warn("{}: refused {} from {}: {}", name, refused.get().status(), caller.remoteAddress(),
+                    Answer.oneLine(refused.get().bodyText()));
+            return new Admission(Answer.closing(refused.get()), null);
+        }
+        if (!route.handler().readsBody()) {
+            return new Admission(null, null);
+        }
+        if (declared > maxRequestBytes) {
+            return new Admission(tooLarge(route, declared), null);
+        }
+        Optional<RequestBodyBudget.Lease> lease = bodyBudget.tryAcquire(declared >= 0 ? declared : RequestBodyBudget.CHUNK);
+        return lease.map(l -> new Admission(null, l)).orElseGet(() -> new Admission(busy(route), null));
+    }
+
+    /**
+     * Grows a chunked body's share by {@link RequestBodyBudget#CHUNK}.
+     *
+     * @return null when grown, else the 429
+     * @throws InterruptedException when interrupted while waiting for the budget
+     */
+    Answer grow(Route route, RequestBodyBudget.Lease lease) throws InterruptedException {
+        return lease.grow(RequestBodyBudget.CHUNK) ? null : busy(route);
+    }
+
+    /** 413 for a declared length over the limit ({@code declared} &gt;= 0) or a streamed body past it (-1). */
+    Answer tooLarge(Route route, long declared) {
+        metrics.error(route.protocol(), route.verb(), "too_large");
+        String name = route.protocol() + " " + route.verb();
+        return Answer.closing(413, declared >= 0
+                ? name + ": request body of " + declared + " bytes is over the limit of " + maxRequestBytes + " bytes"
+                : name + ": request body is over the limit of " + maxRequestBytes + " bytes");
+    }
+
+    /** 429: the request-body budget stayed short for the whole wait. */
+    private Answer busy(Route route) {
+        String name = route.protocol() + " " + route.verb();
+        metrics.error(route.protocol(), route.verb(), "busy");
+        LOG.warn("{}: 429, request bodies in flight fill the budget of {} bytes", name, bodyBudget.bytes());
+        return new Answer(WireReply.text(429, name + ": server busy: request bodies in flight fill the budget of "
+                + bodyBudget.bytes() + " bytes (serve --request-bytes-in-flight); retry later"),
+                Map.of("Retry-After", "1"), true);
+    }
+
+    /**
+     * The verb's reply to a complete body: 400 with the reason for a body it cannot use, 500 with one line (and a
+     * warning in the log) for a bug in the handler. Gives the body's share of the budget back.
+     */
+    Answer handle(Route route, byte[] body, Caller caller, RequestBodyBudget.Lease lease) {
+        try (RequestBodyBudget.Lease ignored = lease) {
+            return Answer.keep(route.handler().handle(body, caller));
+        } catch (WireFormatException e) {
+            metrics.error(route.protocol(), route.verb(), e.kind().tag());
+            LOG.warn("bad request: {}", e.getMessage());
+            return Answer.keep(WireReply.text(400, Answer.oneLine(e.getMessage())));
+        } catch (RuntimeException e) {
+            metrics.error(route.protocol(), route.verb(), "internal");
+            LOG.warn("{} {}: internal error: {}", route.protocol(), route.verb(), e.toString(), e);
+            return Answer.keep(WireReply.text(500, route.protocol() + " " + route.verb() + ": internal error: "
+                    + Answer.oneLine(e.toString())));
+        }
+    }
+}

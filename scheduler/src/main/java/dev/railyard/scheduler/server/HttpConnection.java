@@ -1,0 +1,591 @@
+package dev.railyard.scheduler.server;
+
+import dev.railyard.scheduler.protocol.Caller;
+import dev.railyard.scheduler.protocol.WireReply;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * One HTTP/1.1 connection, on its event loop: reads a request's head, has it admitted off the loop
+ * ({@link Endpoints#admit}: the route's {@code refuse}, the size limit, a share of the body budget) before reading
+ * any body, reads the body (or discards it), has the decision made off the loop, writes the reply, and then waits
+ * for the next request on the same connection.
+ *
+ * <p>Clocks ({@link ConnectionTimeouts}): a request must arrive whole, head and body, within
+ * {@link ConnectionTimeouts#requestRead()} of its first byte; a kept-alive connection may wait
+ * {@link ConnectionTimeouts#idle()} for its next request (a new connection the lesser of the two); past either the
+ * connection is closed. A connection whose request was cut this way, or whose client left before the reply, is
+ * counted as {@code client_gone} for its verb.
+ *
+ * <p>Framing the decoder refuses (a malformed request line or header, a bad or doubled Content-Length, a
+ * Content-Length beside a Transfer-Encoding, a bad chunk), a request line over {@link Listener#MAX_REQUEST_LINE}
+ * (414), a header section over {@link Listener#MAX_HEADER_BYTES} (431), and any Transfer-Encoding other than a
+ * single {@code chunked} (400; RFC 9112 §6.1, §6.3) get a one-line reason and the connection is closed.
+ */
+final class HttpConnection extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
+    /** Body bytes discarded to keep a connection whose request got an early answer (404, 405); past it, close. */
+    static final long KEEP_ALIVE_DRAIN = 64 * 1024;
+    private static final byte[] NO_BODY = new byte[0];
+
+    private enum State {
+        /** waiting for a request (or reading its head) */
+        IDLE,
+        /** the head is in; its admission (or a body share's growth) runs off the loop; nothing is read */
+        ADMITTING,
+        /** reading the body of an admitted verb */
+        READING,
+        /** reading and dropping a body nobody needs, then answering */
+        DISCARDING,
+        /** the request is whole; its reply is computed off the loop; nothing is read */
+        DECIDING,
+        /** a closing reply is being written */
+        CLOSING,
+        CLOSED
+    }
+
+    private final Listener listener;
+    private final Endpoints endpoints;
+    private final SslHandler ssl;
+    private ChannelHandlerContext ctx;
+    private State state = State.IDLE;
+    private Exchange ex;
+    private ScheduledFuture<?> timer;
+    private boolean requestStarted;
+    private boolean countedIdle;
+    private boolean countedInFlight;
+    /** In DISCARDING: what answers once the body is consumed; {@code drainCapped}: close past KEEP_ALIVE_DRAIN. */
+    private Supplier<Answer> afterDiscard;
+    private boolean drainCapped;
+
+    HttpConnection(Listener listener, SslHandler ssl) {
+        this.listener = listener;
+        this.endpoints = listener.endpoints;
+        this.ssl = ssl;
+    }
+
+    /** A handler for before the decoder: the first byte of a request starts its request-read clock. */
+    ChannelInboundHandlerAdapter firstByteWatch() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext c, Object msg) {
+                if (state == State.IDLE && !requestStarted) {
+                    startRequestClock();
+                }
+                c.fireChannelRead(msg);
+            }
+        };
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext c) {
+        this.ctx = c;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext c) {
+        ConnectionTimeouts t = listener.timeouts;
+        Duration first = t.requestRead().compareTo(t.idle()) < 0 ? t.requestRead() : t.idle();
+        arm(first, this::idleExpired);
+        resume();
+        c.fireChannelActive();
+    }
+
+    /**
+     * Decoded messages wait here while a request is admitted or decided: one socket read can hold a head, body
+     * parts and even a pipelined request, and none of it may be acted on before its turn. Reads are asked for only
+     * when this is empty and the connection wants bytes, so it holds at most one read's worth.
+     */
+    private final java.util.ArrayDeque<Object> inbox = new java.util.ArrayDeque<>();
+    private boolean draining;
+
+    @Override
+    public void channelRead(ChannelHandlerContext c, Object msg) {
+        inbox.add(msg);
+        resume();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext c) {
+        resume(); // a read that decoded nothing (half a head) asks for the next one
+        c.fireChannelReadComplete();
+    }
+
+    private boolean wantsBytes() {
+        return state == State.IDLE || state == State.READING || state == State.DISCARDING;
+    }
+
+    /** Handles waiting messages while the state takes them, then asks for more bytes if it still wants them. */
+    private void resume() {
+        if (draining) {
+            return;
+        }
+        draining = true;
+        try {
+            while (wantsBytes() && !inbox.isEmpty()) {
+                Object msg = inbox.poll();
+                try {
+                    if (msg instanceof HttpRequest req) {
+                        onRequest(req);
+                    }
+                    if (msg instanceof HttpContent part) {
+                        onContent(part);
+                    }
+                } finally {
+                    ReferenceCountUtil.release(msg);
+                }
+            }
+        } finally {
+            draining = false;
+        }
+        if (wantsBytes() && inbox.isEmpty() && ctx.channel().isActive()) {
+            ctx.read();
+        }
+    }
+
+    private void dropInbox() {
+        Object msg;
+        while ((msg = inbox.poll()) != null) {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext c) {
+        State was = state;
+        state = State.CLOSED;
+        dropInbox();
+        cancelTimer();
+        leaveIdle();
+        if (ex != null) {
+            if (ex.route != null && was != State.IDLE && was != State.CLOSING) {
+                endpoints.metrics().error(ex.protocol(), ex.verb(), "client_gone");
+                LOG.debug("{}: connection closed before the reply ({} body bytes received)", ex.name(), ex.received);
+            }
+            ex.releaseLease();
+        }
+        endInFlight();
+        c.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
+        LOG.debug("connection from {}: {}", c.channel().remoteAddress(), Answer.oneLine(cause.toString()));
+        c.close();
+    }
+
+    // ---- a request's head
+
+    private void onRequest(HttpRequest req) {
+        if (state != State.IDLE) {
+            ctx.close(); // cannot happen: nothing is read while a request is being served
+            return;
+        }
+        if (!requestStarted) {
+            startRequestClock(); // a pipelined request, decoded from bytes read with the previous one
+        }
+        countedInFlight = true;
+        listener.inFlight.incrementAndGet();
+        if (req.decoderResult().isFailure()) {
+            ex = new Exchange(req, "", null, -1);
+            framingFailure(req.decoderResult().cause());
+            return;
+        }
+        String path;
+        try {
+            path = path(req.uri());
+        } catch (IllegalArgumentException e) {
+            ex = new Exchange(req, "", null, -1);
+            badRequest("request target \"" + Answer.oneLine(req.uri()) + "\" is not a valid URI path: "
+                    + Answer.oneLine(e.getMessage()));
+            return;
+        }
+        Endpoints.Route route = endpoints.route(path);
+        ex = new Exchange(req, path, route, HttpUtil.isTransferEncodingChunked(req) ? -1
+                : HttpUtil.getContentLength(req, 0L));
+        String te = transferEncodingProblem(req.headers());
+        if (te != null) {
+            badRequest(te);
+        } else if (route == null) {
+            String method = ex.method;
+            discardThen(() -> endpoints.builtIn(method, path), true);
+        } else if (!"POST".equals(ex.method)) {
+            Answer a = endpoints.methodNotAllowed(ex.method, path, "POST", route.protocol(), route.verb());
+            discardThen(() -> a, true);
+        } else {
+            admit();
+        }
+    }
+
+    /** The path of an origin-form or absolute-form target, percent-decoded (as the JDK server's getPath). */
+    static String path(String target) {
+        String t = target;
+        if (t.regionMatches(true, 0, "http://", 0, 7) || t.regionMatches(true, 0, "https://", 0, 8)) {
+            int slash = t.indexOf('/', t.indexOf("//") + 2);
+            t = slash < 0 ? "/" : t.substring(slash);
+        }
+        return new QueryStringDecoder(t).path();
+    }
+
+    /**
+     * RFC 9112 §6.1: a server that receives a transfer coding it does not understand may answer 501; §6.3 rule 4:
+     * a request whose final coding is not chunked has no determinable length and must be answered 400 and closed.
+     * The verbs need no transfer coding but chunked, so every other list (gzip; gzip, chunked; chunked twice) is a
+     * 400 here.
+     *
+     * @return the one-line reason, or null when the request has no Transfer-Encoding or a single chunked
+     */
+    static String transferEncodingProblem(HttpHeaders headers) {
+        List<String> te = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (te.isEmpty() || (te.size() == 1 && te.getFirst().strip().equalsIgnoreCase("chunked"))) {
+            return null;
+        }
+        return "Transfer-Encoding \"" + Answer.oneLine(String.join(", ", te)) + "\" is not supported: send the body "
+                + "with Content-Length or Transfer-Encoding: chunked alone (RFC 9112 §6.1, §6.3)";
+    }
+
+    private void admit() {
+        state = State.ADMITTING;
+        Exchange e = ex;
+        offLoop(() -> {
+            Caller caller = caller(e.request);
+            Endpoints.Admission a;
+            try {
+                a = endpoints.admit(e.route, caller, e.declared);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                onLoop(() -> ctx.close());
+                return;
+            }
+            onLoop(() -> admitted(e, caller, a));
+        });
+    }
+
+    private void admitted(Exchange e, Caller caller, Endpoints.Admission a) {
+        if (state == State.CLOSED || e != ex) {
+            if (a.lease() != null) {
+                a.lease().close();
+            }
+            return;
+        }
+        if (a.refusal() != null) {
+            send(a.refusal());
+            return;
+        }
+        if (a.lease() == null) {
+            discardThen(() -> endpoints.handle(e.route, NO_BODY, caller, null), false); // a verb that ignores its body
+            return;
+        }
+        e.lease = a.lease();
+        e.caller = caller;
+        e.expectDeclared();
+        state = State.READING;
+        continueIfExpected();
+        resume();
+    }
+
+    private void discardThen(Supplier<Answer> answer, boolean capped) {
+        afterDiscard = answer;
+        drainCapped = capped;
+        state = State.DISCARDING;
+        continueIfExpected();
+        resume();
+    }
+
+    private void continueIfExpected() {
+        if (HttpUtil.is100ContinueExpected(ex.request)) {
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
+                    Unpooled.EMPTY_BUFFER));
+        }
+    }
+
+    // ---- the body
+
+    private void onContent(HttpContent part) {
+        if (state != State.READING && state != State.DISCARDING) {
+            return; // after a closing answer
+        }
+        if (part.decoderResult().isFailure()) {
+            framingFailure(part.decoderResult().cause());
+            return;
+        }
+        int n = part.content().readableBytes();
+        ex.received += n;
+        boolean last = part instanceof LastHttpContent;
+        if (state == State.DISCARDING) {
+            if (last) {
+                decide(afterDiscard, false);
+            } else if (drainCapped && ex.received > KEEP_ALIVE_DRAIN) {
+                decide(afterDiscard, true);
+            } else {
+                resume();
+            }
+            return;
+        }
+        if (ex.declared < 0 && ex.received > endpoints.maxRequestBytes()) {
+            send(endpoints.tooLarge(ex.route, -1));
+            return;
+        }
+        ex.keep(part.content());
+        if (ex.declared < 0 && ex.received > ex.leaseBytes()) {
+            grow(last);
+        } else if (last) {
+            bodyComplete();
+        } else {
+            resume();
+        }
+    }
+
+    /** A chunked body outgrew its share: grow it off the loop (waiting for the budget), then go on or 429. */
+    private void grow(boolean last) {
+        state = State.ADMITTING;
+        Exchange e = ex;
+        RequestBodyBudget.Lease lease = e.takeLease();
+        offLoop(() -> {
+            Answer refusal;
+            try {
+                refusal = endpoints.grow(e.route, lease);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                lease.close();
+                onLoop(() -> ctx.close());
+                return;
+            }
+            onLoop(() -> {
+                if (state == State.CLOSED || e != ex || refusal != null) {
+                    lease.close();
+                    if (state != State.CLOSED && e == ex) {
+                        send(refusal);
+                    }
+                    return;
+                }
+                e.lease = lease;
+                state = State.READING;
+                if (last) {
+                    bodyComplete();
+                } else {
+                    resume();
+                }
+            });
+        });
+    }
+
+    private void bodyComplete() {
+        Exchange e = ex;
+        byte[] body = e.body();
+        RequestBodyBudget.Lease lease = e.takeLease();
+        decide(() -> endpoints.handle(e.route, body, e.caller, lease), false);
+    }
+
+    // ---- the reply
+
+    /** Runs {@code answer} off the loop, then sends it ({@code close}: and closes the connection). */
+    private void decide(Supplier<Answer> answer, boolean close) {
+        cancelTimer(); // the request is whole (or given up on); the decision has no deadline here
+        state = State.DECIDING;
+        Exchange e = ex;
+        offLoop(() -> {
+            Answer a;
+            try {
+                a = answer.get();
+            } catch (RuntimeException bug) {
+                LOG.warn("{}: internal error: {}", e.name(), bug.toString(), bug);
+                a = Answer.keep(WireReply.text(500, e.name() + ": internal error: " + Answer.oneLine(bug.toString())));
+            }
+            Answer reply = close ? a.closed() : a;
+            onLoop(() -> {
+                if (state == State.DECIDING && e == ex) {
+                    send(reply);
+                }
+            });
+        });
+    }
+
+    private void badRequest(String reason) {
+        endpoints.metrics().error("http", "framing", "malformed_request");
+        LOG.debug("bad request from {}: {}", ctx.channel().remoteAddress(), reason);
+        send(Answer.closing(400, reason));
+    }
+
+    private void framingFailure(Throwable cause) {
+        String name = ex.route != null ? ex.name() + ": " : "";
+        if (cause instanceof TooLongHttpLineException) {
+            endpoints.metrics().error("http", "framing", "too_large");
+            send(Answer.closing(414, "request line longer than " + Listener.MAX_REQUEST_LINE + " bytes"));
+        } else if (cause instanceof TooLongHttpHeaderException) {
+            endpoints.metrics().error("http", "framing", "too_large");
+            send(Answer.closing(431, "request header section longer than " + Listener.MAX_HEADER_BYTES + " bytes"));
+        } else if (cause instanceof TooLongFrameException) {
+            endpoints.metrics().error("http", "framing", "too_large");
+            send(Answer.closing(400, name + "malformed request: " + Answer.oneLine(cause.getMessage())));
+        } else {
+            String what = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+            badRequest(name + "malformed request: " + Answer.oneLine(what));
+        }
+    }
+
+    private void send(Answer a) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        cancelTimer();
+        Exchange e = ex;
+        boolean close = a.close() || !HttpUtil.isKeepAlive(e.request) || e.request.decoderResult().isFailure()
+                || listener.idle.get() >= listener.timeouts.maxIdleConnections();
+        FullHttpResponse response = response(a, e, close);
+        state = close ? State.CLOSING : State.IDLE;
+        ex = null;
+        e.releaseLease();
+        endInFlight();
+        ChannelFuture written = ctx.writeAndFlush(response);
+        written.addListener(f -> {
+            if (e.route != null) {
+                endpoints.metrics().request(e.protocol(), e.verb(), a.status(), System.nanoTime() - e.startNanos);
+            }
+            if (close || !f.isSuccess()) {
+                ctx.close();
+            } else if (state == State.IDLE) {
+                awaitNextRequest();
+            }
+        });
+    }
+
+    private static FullHttpResponse response(Answer a, Exchange e, boolean close) {
+        WireReply r = a.reply();
+        boolean head = "HEAD".equals(e.method);
+        FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
+                head || r.body().length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
+        HttpHeaders h = resp.headers();
+        h.set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+        h.set(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
+        a.headers().forEach(h::set);
+        if (close) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (!e.request.protocolVersion().isKeepAliveDefault()) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+        return resp;
+    }
+
+    private void awaitNextRequest() {
+        requestStarted = false;
+        if (!countedIdle) {
+            countedIdle = true;
+            listener.idle.incrementAndGet();
+        }
+        arm(listener.timeouts.idle(), this::idleExpired);
+        resume();
+    }
+
+    // ---- clocks
+
+    private void startRequestClock() {
+        requestStarted = true;
+        leaveIdle();
+        arm(listener.timeouts.requestRead(), this::requestReadExpired);
+    }
+
+    private void idleExpired() {
+        if (state == State.IDLE && !requestStarted) {
+            LOG.debug("closing connection from {}: idle", ctx.channel().remoteAddress());
+            ctx.close();
+        }
+    }
+
+    private void requestReadExpired() {
+        if (state == State.IDLE || state == State.ADMITTING || state == State.READING || state == State.DISCARDING) {
+            LOG.debug("closing connection from {}: request not complete within {} ms", ctx.channel().remoteAddress(),
+                    listener.timeouts.requestRead().toMillis());
+            ctx.close();
+        }
+    }
+
+    private void arm(Duration after, Runnable expiry) {
+        cancelTimer();
+        timer = ctx.executor().schedule(expiry, after.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    private void leaveIdle() {
+        if (countedIdle) {
+            countedIdle = false;
+            listener.idle.decrementAndGet();
+        }
+    }
+
+    private void endInFlight() {
+        if (countedInFlight) {
+            countedInFlight = false;
+            listener.inFlight.decrementAndGet();
+        }
+    }
+
+    // ---- threads
+
+    private void offLoop(Runnable task) {
+        try {
+            listener.decisions.execute(task);
+        } catch (RejectedExecutionException stopping) {
+            ctx.close();
+        }
+    }
+
+    private void onLoop(Runnable task) {
+        try {
+            ctx.executor().execute(task);
+        } catch (RejectedExecutionException stopped) {
+            // the server is stopping; its connections are closed with the loop
+        }
+    }
+
+    /**
+     * The client certificates verified against the client CA (or why they were refused) and the bearer token of
+     * the request; a listener without a client CA reports no certificate.
+     */
+    private Caller caller(HttpRequest req) {
+        ClientCertificateVerifier.Verdict verdict = listener.verifier != null && ssl != null
+                ? listener.verifier.verify(ssl.engine().getSession()) : ClientCertificateVerifier.Verdict.NONE;
+        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        Optional<String> token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+                && auth.length() > 7 ? Optional.of(auth.substring(7).strip()) : Optional.empty();
+        String remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a
+                ? ExtenderServer.url("tcp", a.getHostString(), a.getPort()).substring(6) : "unknown";
+        return new Caller(verdict.chain(), token, remote, Optional.ofNullable(verdict.refusal()));
+    }
+}

@@ -1,0 +1,98 @@
+package dev.railyard.scheduler.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.ssl.SslHandler;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What the connections of one listening port share, and how each new connection's pipeline is built:
+ * <pre>
+ *   [TLS: SslHandler] -> first-byte watch -> HttpRequestDecoder -> HttpResponseEncoder -> HttpConnection
+ * </pre>
+ * Reads are explicit (auto-read off): a connection reads only while it waits for a request or for the rest of a
+ * body, and holds decoded messages back while a request is admitted or decided, so no body is read before
+ * {@code refuse} and no pipelined request is served before the reply to the one before it.
+ */
+final class Listener extends ChannelInitializer<Channel> {
+    /**
+     * Longest request line (method, target, version): 8 KiB, as Go's and most servers' defaults allow; a longer
+     * one is a 414 (Netty's {@code TooLongHttpLineException}).
+     */
+    static final int MAX_REQUEST_LINE = 8 * 1024;
+    /**
+     * Longest header section: 64 KiB (a bearer token is 1-2 KiB); a longer one is a 431
+     * ({@code TooLongHttpHeaderException}).
+     */
+    static final int MAX_HEADER_BYTES = 64 * 1024;
+    /** Largest body part handed over at once (parts are slices of the read buffer, not copies). */
+    static final int MAX_CHUNK = 256 * 1024;
+
+    final Endpoints endpoints;
+    final ExecutorService decisions;
+    final ConnectionTimeouts timeouts;
+    final ClientCertificateVerifier verifier;
+    /** Connections idle between requests now (for {@link ConnectionTimeouts#maxIdleConnections()}). */
+    final AtomicInteger idle = new AtomicInteger();
+    /** Requests between their head and their reply now (for a graceful stop). */
+    final AtomicInteger inFlight = new AtomicInteger();
+    private final SSLContext tls;
+    private final io.netty.channel.group.ChannelGroup channels;
+
+    Listener(Endpoints endpoints, ExecutorService decisions, ConnectionTimeouts timeouts, SSLContext tls,
+             ClientCertificateVerifier verifier, io.netty.channel.group.ChannelGroup channels) {
+        this.endpoints = endpoints;
+        this.decisions = decisions;
+        this.timeouts = timeouts;
+        this.tls = tls;
+        this.verifier = verifier;
+        this.channels = channels;
+    }
+
+    /**
+     * Strict framing (RFC 9112): header names and values validated, one Content-Length only, a Content-Length
+     * beside a Transfer-Encoding refused, CR without LF refused; decoding failures become a 400, 414 or 431 in
+     * {@link HttpConnection}.
+     */
+    static HttpDecoderConfig decoderConfig() {
+        return new HttpDecoderConfig()
+                .setMaxInitialLineLength(MAX_REQUEST_LINE)
+                .setMaxHeaderSize(MAX_HEADER_BYTES)
+                .setMaxChunkSize(MAX_CHUNK)
+                .setValidateHeaders(true)
+                .setAllowDuplicateContentLengths(false)
+                .setStrictLineParsing(true)
+                .setUseRfc9112TransferEncoding(true);
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        channels.add(ch);
+        ChannelPipeline p = ch.pipeline();
+        SslHandler ssl = null;
+        if (tls != null) {
+            SSLEngine engine = tls.createSSLEngine();
+            engine.setUseClientMode(false);
+            if (verifier != null) {
+                // "want", not "need": a missing or refused certificate is a 401 from the route, not a failed handshake
+                engine.setWantClientAuth(true);
+            }
+            ssl = new SslHandler(engine);
+            ssl.setHandshakeTimeoutMillis(timeouts.requestRead().toMillis());
+            p.addLast("tls", ssl);
+        }
+        HttpConnection connection = new HttpConnection(this, ssl);
+        p.addLast("first-byte", connection.firstByteWatch());
+        p.addLast("decoder", new HttpRequestDecoder(decoderConfig()));
+        p.addLast("encoder", new HttpResponseEncoder());
+        p.addLast("exchange", connection);
+    }
+}
