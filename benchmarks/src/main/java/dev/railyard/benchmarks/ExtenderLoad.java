@@ -32,11 +32,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.ExtenderLoad [options]
- *   --server jdk|helidon   start that server in this JVM on a loopback port (default jdk)
+ *   --server railyard|helidon   start that server in this JVM on a loopback port (default railyard: the
+ *                          extender's own ExtenderServer, on Netty since docs/adr/0017-netty-transport.md)
  *   --url http://127.0.0.1:PORT   use a server already running (e.g. railyard serve); loopback only
  *   --scenarios predicate,prioritize,filter   (default all three)
  *   --workers 16 --idle 2 --seconds 10 --warmup-seconds 5
- * java -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.ExtenderLoad serve --server helidon --port 18080
+ * java -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.ExtenderLoad serve --server railyard --port 18080
  * </pre>
  * Every run is bounded in time and stops by itself; targets must be loopback addresses.
  */
@@ -49,7 +50,7 @@ public final class ExtenderLoad {
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = options(args);
         if (args.length > 0 && args[0].equals("serve")) {
-            AutoCloseable s = startServer(opt.getOrDefault("server", "jdk"), Integer.parseInt(opt.getOrDefault("port", "18080")));
+            AutoCloseable s = startServer(opt.getOrDefault("server", "railyard"), Integer.parseInt(opt.getOrDefault("port", "18080")));
             System.out.println("serving; stop with Ctrl-C");
             new CountDownLatch(1).await();
             s.close();
@@ -69,7 +70,7 @@ public final class ExtenderLoad {
             target = new InetSocketAddress(InetAddress.getByName(u.getHost()), u.getPort());
             label = opt.get("url");
         } else {
-            String kind = opt.getOrDefault("server", "jdk");
+            String kind = opt.getOrDefault("server", "railyard");
             var started = startServer(kind, 0);
             server = started;
             target = new InetSocketAddress(InetAddress.getLoopbackAddress(), started.port());
@@ -183,7 +184,7 @@ public final class ExtenderLoad {
                 new KubeExtender(decisions, Binder.unwired(), 50, registry).verbs()));
         InetAddress lo = InetAddress.getLoopbackAddress();
         switch (kind) {
-            case "jdk" -> {
+            case "railyard" -> {
                 ExtenderServer s = ExtenderServer.start(new ServerSettings(new InetSocketAddress(lo, port), LIMIT, null),
                         routes, ReadinessProbe.always(), registry);
                 return new Started() {
@@ -208,7 +209,9 @@ public final class ExtenderLoad {
                     }
                 };
             }
-            default -> throw new IllegalArgumentException("--server must be jdk or helidon, got " + kind);
+            case "jdk" -> throw new IllegalArgumentException("--server jdk: the extender no longer serves on the JDK's "
+                    + "HTTP server (docs/adr/0017-netty-transport.md); use --server railyard, or a jar built before it");
+            default -> throw new IllegalArgumentException("--server must be railyard or helidon, got " + kind);
         }
     }
 
