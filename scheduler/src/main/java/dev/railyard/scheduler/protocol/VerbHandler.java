@@ -28,7 +28,8 @@ public interface VerbHandler {
     }
 
     /**
-     * Decides, before the body is read, whether the caller may use this verb.
+     * Decides, before the body is read, whether the caller may use this verb. Runs on the HTTP server's event
+     * loop, so it must be quick and must not block (no API calls: a TokenReview belongs in {@link #handle}).
      *
      * @return the refusal to send (401 or 403 with a one-line reason), or empty to go on; by default anyone may call
      */

@@ -15,9 +15,10 @@ import java.util.Optional;
 
 /**
  * What the server answers, independent of how bytes move: the route table, the built-in endpoints, who may call
- * a verb and whether its body fits, and the verb's reply. Every method here may block (a TokenReview in
- * {@link VerbHandler#refuse}, the wait for a share of the {@link RequestBodyBudget}, the decision itself), so
- * {@link HttpConnection} calls them off the event loop. Thread-safe.
+ * a verb and whether its body fits, and the verb's reply. {@link #admitNow} runs on the event loop and never
+ * blocks; {@link #awaitShare}, {@link #grow}, {@link #handle} and {@link #builtIn} may block (the wait for a share
+ * of the {@link RequestBodyBudget}, the decision itself, a metrics scrape), so {@link HttpConnection} calls them
+ * off the event loop. Thread-safe.
  */
 final class Endpoints {
     private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -122,13 +123,15 @@ final class Endpoints {
 
     /**
      * Decides, before any of the body is read, whether a POST to a verb goes on: the route's
-     * {@link VerbHandler#refuse} (401/403), the declared length against the limit (413), then a share of the
-     * request-body budget (429 after {@link RequestBodyBudget#maxWait()}). Every refusal closes the connection.
+     * {@link VerbHandler#refuse} (401/403), then the declared length against the limit (413), then a share of the
+     * request-body budget if one is free at once. Every refusal closes the connection. Quick and non-blocking (it
+     * runs on an event loop): {@code refuse} must be, and a share that is not free now is left to
+     * {@link #awaitShare}.
      *
      * @param declared the Content-Length, or -1 for a chunked body
-     * @throws InterruptedException when interrupted while waiting for the budget
+     * @return the admission, or null when the request must wait for its share ({@link #awaitShare})
      */
-    Admission admit(Route route, Caller caller, long declared) throws InterruptedException {
+    Admission admitNow(Route route, Caller caller, long declared) {
         String name = route.protocol() + " " + route.verb();
         Optional<WireReply> refused = route.handler().refuse(caller);
         if (refused.isPresent()) {
@@ -143,12 +146,27 @@ final class Endpoints {
         if (declared > maxRequestBytes) {
             return new Admission(tooLarge(route, declared), null);
         }
-        Optional<RequestBodyBudget.Lease> lease = bodyBudget.tryAcquire(declared >= 0 ? declared : RequestBodyBudget.CHUNK);
-        return lease.map(l -> new Admission(null, l)).orElseGet(() -> new Admission(busy(route), null));
+        return bodyBudget.tryAcquireNow(share(declared)).map(l -> new Admission(null, l)).orElse(null);
     }
 
     /**
-     * Grows a chunked body's share by {@link RequestBodyBudget#CHUNK}.
+     * Waits up to {@link RequestBodyBudget#maxWait()} for a body's share of the budget (429 after that). Blocks:
+     * call it off the event loop.
+     *
+     * @throws InterruptedException when interrupted while waiting
+     */
+    Admission awaitShare(Route route, long declared) throws InterruptedException {
+        Optional<RequestBodyBudget.Lease> lease = bodyBudget.tryAcquire(share(declared));
+        return lease.map(l -> new Admission(null, l)).orElseGet(() -> new Admission(busy(route), null));
+    }
+
+    private static long share(long declared) {
+        return declared >= 0 ? declared : RequestBodyBudget.CHUNK;
+    }
+
+    /**
+     * Grows a chunked body's share by {@link RequestBodyBudget#CHUNK}, waiting for the budget. Blocks: call it off
+     * the event loop.
      *
      * @return null when grown, else the 429
      * @throws InterruptedException when interrupted while waiting for the budget

@@ -59,8 +59,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ExtenderServer implements AutoCloseable {
     /**
-     * Event-loop threads per listener: {@value #EVENT_LOOPS_PROPERTY} if set, else the number of processors, at
-     * most 4 (a loop only moves bytes and parses HTTP heads; decisions run on virtual threads).
+     * Event-loop threads per listener: {@value #EVENT_LOOPS_PROPERTY} if set, else half the processors, 1 to 4: a
+     * loop only moves bytes and parses HTTP heads, and the decisions, on virtual threads, need the other cores
+     * (docs/adr/0017-netty-transport.md measured 1 and 2 loops on 2 cores).
      */
     static final String EVENT_LOOPS_PROPERTY = "railyard.http.eventLoops";
     private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -150,7 +151,7 @@ public final class ExtenderServer implements AutoCloseable {
 
     private static int eventLoops() {
         Integer set = Integer.getInteger(EVENT_LOOPS_PROPERTY);
-        return set != null && set > 0 ? set : Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 4);
+        return set != null && set > 0 ? set : Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 4);
     }
 
     /**

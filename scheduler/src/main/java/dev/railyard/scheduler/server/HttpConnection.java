@@ -168,8 +168,12 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         } finally {
             draining = false;
         }
-        if (wantsBytes() && inbox.isEmpty() && ctx.channel().isActive()) {
-            ctx.read();
+        // Read on while the state takes bytes (several socket reads per loop turn, as auto-read does), stop while a
+        // request is admitted or decided: what one read decoded beyond that waits in the inbox.
+        boolean want = wantsBytes() && inbox.isEmpty() && ctx.channel().isActive();
+        io.netty.channel.ChannelConfig config = ctx.channel().config();
+        if (want != config.isAutoRead()) {
+            config.setAutoRead(want); // true also asks for a read now
         }
     }
 
@@ -275,13 +279,18 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void admit() {
-        state = State.ADMITTING;
         Exchange e = ex;
+        Caller caller = caller(e.request);
+        Endpoints.Admission now = endpoints.admitNow(e.route, caller, e.declared);
+        if (now != null) {
+            admitted(e, caller, now);
+            return;
+        }
+        state = State.ADMITTING; // the budget is short: wait for a share off the loop
         offLoop(() -> {
-            Caller caller = caller(e.request);
             Endpoints.Admission a;
             try {
-                a = endpoints.admit(e.route, caller, e.declared);
+                a = endpoints.awaitShare(e.route, e.declared);
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
                 onLoop(() -> ctx.close());
@@ -368,8 +377,14 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
 
     /** A chunked body outgrew its share: grow it off the loop (waiting for the budget), then go on or 429. */
     private void grow(boolean last) {
-        state = State.ADMITTING;
         Exchange e = ex;
+        if (e.lease.growNow(RequestBodyBudget.CHUNK)) {
+            if (last) {
+                bodyComplete();
+            }
+            return;
+        }
+        state = State.ADMITTING;
         RequestBodyBudget.Lease lease = e.takeLease();
         offLoop(() -> {
             Answer refusal;

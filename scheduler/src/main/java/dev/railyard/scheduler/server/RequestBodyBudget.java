@@ -91,6 +91,15 @@ public final class RequestBodyBudget {
         return lease.grow(bodyBytes) ? Optional.of(lease) : Optional.empty();
     }
 
+    /**
+     * Takes a share for a body of {@code bodyBytes} only if it is free now and no request is waiting for one (so a
+     * waiting request is not overtaken); never blocks. An empty answer means: wait with {@link #tryAcquire}.
+     */
+    public Optional<Lease> tryAcquireNow(long bodyBytes) {
+        Lease lease = new Lease();
+        return lease.growNow(bodyBytes) ? Optional.of(lease) : Optional.empty();
+    }
+
     private int permitsFor(long n) {
         long kib = (Math.max(n, 0) + KIB - 1) / KIB;
         return (int) Math.min(Math.max(kib, 1), permits);
@@ -119,6 +128,26 @@ public final class RequestBodyBudget {
                 return true;
             }
             if (!semaphore.tryAcquire(want, maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+            held += want;
+            return true;
+        }
+
+        /**
+         * Adds {@code moreBytes} to this share if that is free now and nobody waits; never blocks.
+         *
+         * @return false when it is not (the share is unchanged)
+         */
+        public boolean growNow(long moreBytes) {
+            if (closed) {
+                throw new IllegalStateException("lease already closed");
+            }
+            int want = Math.min(permitsFor(moreBytes), permits - held);
+            if (want <= 0) {
+                return true;
+            }
+            if (semaphore.hasQueuedThreads() || !semaphore.tryAcquire(want)) {
                 return false;
             }
             held += want;
