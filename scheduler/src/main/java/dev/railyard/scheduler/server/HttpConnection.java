@@ -11,14 +11,11 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.ssl.SslHandler;
@@ -29,7 +26,6 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -227,7 +223,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         }
         String path;
         try {
-            path = path(req.uri());
+            path = HttpFraming.path(req.uri());
         } catch (IllegalArgumentException e) {
             ex = new Exchange(req, "", null, -1);
             badRequest("request target \"" + Answer.oneLine(req.uri()) + "\" is not a valid URI path: "
@@ -237,7 +233,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         Endpoints.Route route = endpoints.route(path);
         ex = new Exchange(req, path, route, HttpUtil.isTransferEncodingChunked(req) ? -1
                 : HttpUtil.getContentLength(req, 0L));
-        String te = transferEncodingProblem(req.headers());
+        String te = HttpFraming.transferEncodingProblem(req.headers());
         if (te != null) {
             badRequest(te);
         } else if (route == null) {
@@ -249,33 +245,6 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         } else {
             admit();
         }
-    }
-
-    /** The path of an origin-form or absolute-form target, percent-decoded (as the JDK server's getPath). */
-    static String path(String target) {
-        String t = target;
-        if (t.regionMatches(true, 0, "http://", 0, 7) || t.regionMatches(true, 0, "https://", 0, 8)) {
-            int slash = t.indexOf('/', t.indexOf("//") + 2);
-            t = slash < 0 ? "/" : t.substring(slash);
-        }
-        return new QueryStringDecoder(t).path();
-    }
-
-    /**
-     * RFC 9112 §6.1: a server that receives a transfer coding it does not understand may answer 501; §6.3 rule 4:
-     * a request whose final coding is not chunked has no determinable length and must be answered 400 and closed.
-     * The verbs need no transfer coding but chunked, so every other list (gzip; gzip, chunked; chunked twice) is a
-     * 400 here.
-     *
-     * @return the one-line reason, or null when the request has no Transfer-Encoding or a single chunked
-     */
-    static String transferEncodingProblem(HttpHeaders headers) {
-        List<String> te = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
-        if (te.isEmpty() || (te.size() == 1 && te.getFirst().strip().equalsIgnoreCase("chunked"))) {
-            return null;
-        }
-        return "Transfer-Encoding \"" + Answer.oneLine(String.join(", ", te)) + "\" is not supported: send the body "
-                + "with Content-Length or Transfer-Encoding: chunked alone (RFC 9112 §6.1, §6.3)";
     }
 
     private void admit() {
@@ -477,7 +446,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         Exchange e = ex;
         boolean close = a.close() || !HttpUtil.isKeepAlive(e.request) || e.request.decoderResult().isFailure()
                 || listener.idle.get() >= listener.timeouts.maxIdleConnections();
-        FullHttpResponse response = response(a, e, close);
+        FullHttpResponse response = HttpFraming.response(a, e, close);
         state = close ? State.CLOSING : State.IDLE;
         ex = null;
         e.releaseLease();
@@ -493,23 +462,6 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
                 awaitNextRequest();
             }
         });
-    }
-
-    private static FullHttpResponse response(Answer a, Exchange e, boolean close) {
-        WireReply r = a.reply();
-        boolean head = "HEAD".equals(e.method);
-        FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
-                head || r.body().length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
-        HttpHeaders h = resp.headers();
-        h.set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
-        h.set(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
-        a.headers().forEach(h::set);
-        if (close) {
-            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        } else if (!e.request.protocolVersion().isKeepAliveDefault()) {
-            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-        }
-        return resp;
     }
 
     private void awaitNextRequest() {

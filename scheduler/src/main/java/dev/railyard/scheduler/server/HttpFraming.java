@@ -1,0 +1,65 @@
+package dev.railyard.scheduler.server;
+
+import dev.railyard.scheduler.protocol.WireReply;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+
+import java.util.List;
+
+/** HTTP/1.1 details of {@link HttpConnection}: request targets, transfer codings, and replies as Netty writes them. */
+final class HttpFraming {
+    private HttpFraming() {
+    }
+
+    /** The path of an origin-form or absolute-form target, percent-decoded (as the JDK server's getPath). */
+    static String path(String target) {
+        String t = target;
+        if (t.regionMatches(true, 0, "http://", 0, 7) || t.regionMatches(true, 0, "https://", 0, 8)) {
+            int slash = t.indexOf('/', t.indexOf("//") + 2);
+            t = slash < 0 ? "/" : t.substring(slash);
+        }
+        return new QueryStringDecoder(t).path();
+    }
+
+    /**
+     * RFC 9112 §6.1: a server that receives a transfer coding it does not understand may answer 501; §6.3 rule 4:
+     * a request whose final coding is not chunked has no determinable length and must be answered 400 and closed.
+     * The verbs need no transfer coding but chunked, so every other list (gzip; gzip, chunked; chunked twice) is a
+     * 400 here.
+     *
+     * @return the one-line reason, or null when the request has no Transfer-Encoding or a single chunked
+     */
+    static String transferEncodingProblem(HttpHeaders headers) {
+        List<String> te = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (te.isEmpty() || (te.size() == 1 && te.getFirst().strip().equalsIgnoreCase("chunked"))) {
+            return null;
+        }
+        return "Transfer-Encoding \"" + Answer.oneLine(String.join(", ", te)) + "\" is not supported: send the body "
+                + "with Content-Length or Transfer-Encoding: chunked alone (RFC 9112 sections 6.1, 6.3)";
+    }
+
+    /** The reply with Content-Type, Content-Length, the answer's headers, and Connection as decided. */
+    static FullHttpResponse response(Answer a, Exchange e, boolean close) {
+        WireReply r = a.reply();
+        boolean head = "HEAD".equals(e.method);
+        FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()),
+                head || r.body().length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(r.body()));
+        HttpHeaders h = resp.headers();
+        h.set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+        h.set(HttpHeaderNames.CONTENT_LENGTH, r.body().length);
+        a.headers().forEach(h::set);
+        if (close) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (!e.request.protocolVersion().isKeepAliveDefault()) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+        return resp;
+    }
+}
