@@ -177,4 +177,30 @@ class ConnectionTimeoutsTest {
         assertThatThrownBy(() -> new ConnectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(1), -1))
                 .hasMessage("max idle connections must be >= 0, got -1");
     }
+
+    @Test
+    void twoListenersOfOneProcessKeepTheirOwnTimeouts() throws Exception {
+        // The JDK server read its timeouts once per process (a second listener with other values was refused); each
+        // Netty listener has its own timers: 500 ms idle here, 5 s there, in this test JVM.
+        var registry = TestServers.registry();
+        var routes = TestServers.routes(new dev.railyard.scheduler.protocol.NeutralPlacementDecisions(50, "test"), registry);
+        var lo = new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        try (ExtenderServer quick = ExtenderServer.start(new ServerSettings(lo, 1 << 20, null,
+                new ConnectionTimeouts(Duration.ofSeconds(2), Duration.ofMillis(500), 10)), routes, ReadinessProbe.always(), registry);
+             ExtenderServer patient = ExtenderServer.start(new ServerSettings(lo, 1 << 20, null,
+                     new ConnectionTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5), 10)), routes, ReadinessProbe.always(),
+                     TestServers.registry());
+             Socket a = new Socket(InetAddress.getLoopbackAddress(), quick.port());
+             Socket b = new Socket(InetAddress.getLoopbackAddress(), patient.port())) {
+            a.setSoTimeout(5000);
+            b.setSoTimeout(5000);
+            assertThat(TestServers.exchange(a, "GET", "/healthz", null, -1).status()).isEqualTo(200);
+            assertThat(TestServers.exchange(b, "GET", "/healthz", null, -1).status()).isEqualTo(200);
+            long t0 = System.nanoTime();
+            assertClosedByServer(a); // idle 500 ms: closed well before the other listener's 5 s
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(4));
+            assertStillOpen(b);
+            assertThat(TestServers.exchange(b, "GET", "/healthz", null, -1).status()).isEqualTo(200);
+        }
+    }
 }
