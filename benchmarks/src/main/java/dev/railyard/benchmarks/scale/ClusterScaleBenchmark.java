@@ -183,6 +183,10 @@ public final class ClusterScaleBenchmark {
             if (seed != null) {
                 System.out.printf("[scale]   restored from %s, read back in %.1f s%n", seed, (System.nanoTime() - t0) / 1e9);
             }
+            long w0 = System.nanoTime();
+            Map<String, String> warmed = ApiServerWarmUp.warm(cp.client(), Duration.ofMinutes(2));
+            System.out.printf("[scale]   API server watch caches listed once (resourceVersion=0) in %.1f s: %s%n",
+                    (System.nanoTime() - w0) / 1e9, warmed);
             if (o.holdSeconds() > 0) {
                 // a populated cluster to look at by hand (kubectl, curl) before anything is measured
                 System.out.printf("[scale]   holding the cluster for %.0f s: KUBECONFIG=%s%n", o.holdSeconds(),
