@@ -42,6 +42,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   --quiet-storm false          also run the storm without churn
  *   --populate-only false        only fill the cache for each size (no measurements)
  *   --serve-jfr false            record the measured serve with Java Flight Recorder (serve-LABEL.jfr in the run dir)
+ *   --hold-seconds 0             keep the restored cluster up this long before measuring (prints its kubeconfig)
+ *   --serve-log-level warn       serve's --log-level (info prints the cache's start-up lines)
  *   --out benchmarks/target/cluster-scale   --repo .   --seed 1   --gang-size 64
  * </pre>
  * Run from the repository root after {@code bash test-e2e/tools/build-binaries.sh etcd k8s} and a package build.
@@ -58,7 +60,8 @@ public final class ClusterScaleBenchmark {
                    double churn, double seconds, double warmup, double quietSeconds, int predicateWorkers,
                    int prioritizeWorkers, int filterWorkers, int prioritizeNodes, int stormTasks, int stormWorkers,
                    double stormMaxSeconds, int firstCallSamples, int threads, Path out, Path repo, long seed,
-                   int gangSize, Path cache, boolean quietStorm, boolean populateOnly, boolean serveJfr) {
+                   int gangSize, Path cache, boolean quietStorm, boolean populateOnly, boolean serveJfr,
+                   String serveLogLevel, double holdSeconds) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new LinkedHashMap<>();
@@ -93,7 +96,8 @@ public final class ClusterScaleBenchmark {
                     cachePath(str(m, "cache", Path.of(System.getProperty("user.home"), ".cache/railyard-scale").toString())),
                     Boolean.parseBoolean(str(m, "quiet-storm", "false")),
                     Boolean.parseBoolean(str(m, "populate-only", "false")),
-                    Boolean.parseBoolean(str(m, "serve-jfr", "false")));
+                    Boolean.parseBoolean(str(m, "serve-jfr", "false")), str(m, "serve-log-level", "warn"),
+                    dbl(m, "hold-seconds", 0));
             if (o.populateOnly() && o.cache() == null) {
                 throw new IllegalArgumentException("--populate-only needs a --cache");
             }
@@ -179,6 +183,16 @@ public final class ClusterScaleBenchmark {
             if (seed != null) {
                 System.out.printf("[scale]   restored from %s, read back in %.1f s%n", seed, (System.nanoTime() - t0) / 1e9);
             }
+            long w0 = System.nanoTime();
+            Map<String, String> warmed = ApiServerWarmUp.warm(cp.client(), Duration.ofMinutes(2));
+            System.out.printf("[scale]   API server watch caches listed once (resourceVersion=0) in %.1f s: %s%n",
+                    (System.nanoTime() - w0) / 1e9, warmed);
+            if (o.holdSeconds() > 0) {
+                // a populated cluster to look at by hand (kubectl, curl) before anything is measured
+                System.out.printf("[scale]   holding the cluster for %.0f s: KUBECONFIG=%s%n", o.holdSeconds(),
+                        cp.kubeconfig().toAbsolutePath());
+                ScaleControlPlane.sleep((long) (o.holdSeconds() * 1000));
+            }
             ScaleReport.ClusterRun run = new ScaleReport.ClusterRun();
             run.nodes = n;
             run.podsPerNode = podsPerNode;
@@ -251,7 +265,7 @@ public final class ClusterScaleBenchmark {
         row.loadBefore = ScaleReport.load();
         System.out.printf("[scale] serve %s (%s): starting (load %s)%n", row.jar, jar, row.loadBefore);
         try (RailyardServe serve = open(RailyardServe.start(jar, cp.kubeconfig(), serveJvm(o, runDir, row.jar), runDir, "serve-" + row.jar,
-                Duration.ofMinutes(20)))) {
+                Duration.ofMinutes(20), o.serveLogLevel()))) {
             row.readySeconds = serve.readySeconds();
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             row.realDecisionsSeconds = row.readySeconds + untilRealDecisions(serve, load);
@@ -364,7 +378,7 @@ public final class ClusterScaleBenchmark {
     private static NoCluster noCluster(Options o, Path jar, Path runDir, ClusterPopulator.Populated cluster,
                                        byte[] kubeFilter) throws IOException {
         try (RailyardServe serve = open(RailyardServe.start(jar, null, serveJvm(o, runDir, null), runDir, "serve-no-cluster",
-                Duration.ofMinutes(2)))) {
+                Duration.ofMinutes(2), "warn"))) {
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             load.predicates(o.predicateWorkers(), o.warmup());
             double c0 = RailyardServe.cpuSeconds(serve.pid());

@@ -52,10 +52,11 @@ final class RailyardServe implements AutoCloseable {
      * @param runDir     where the jar copy, the log and the PID file go
      * @param name       log base name
      * @param timeout    longest wait for readiness
+     * @param logLevel   serve's {@code --log-level} ({@code warn} for measurements)
      * @throws IOException when the jar is missing, the process exits, or it is not ready in time
      */
     static RailyardServe start(Path jar, Path kubeconfig, List<String> jvmOptions, Path runDir, String name,
-                               Duration timeout) throws IOException {
+                               Duration timeout, String logLevel) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IOException("railyard jar " + jar.toAbsolutePath() + " not found; build it with "
                     + "`./mvnw -B -q -DskipTests -pl scheduler -am package` or pass --jar");
@@ -68,7 +69,7 @@ final class RailyardServe implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(java));
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-jar", copy.toString(), "serve", "--address=127.0.0.1", "--port=" + port,
-                "--log-level=warn"));
+                "--log-level=" + logLevel));
         cmd.add(kubeconfig == null ? "--no-cluster" : "--kubeconfig=" + kubeconfig.toAbsolutePath());
         long start = System.nanoTime();
         ComponentProcess p = ComponentProcess.start(name, ScaleControlPlane.ownSession(cmd), Map.of(), runDir,
@@ -77,14 +78,24 @@ final class RailyardServe implements AutoCloseable {
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()) {
             HttpRequest ready = HttpRequest.newBuilder(url.resolve("/readyz")).timeout(Duration.ofSeconds(5)).GET().build();
             long deadline = start + timeout.toNanos();
+            String lastReason = "";
             while (true) {
                 if (!p.alive()) {
                     throw new IOException("railyard serve exited with " + p.exitCode().orElse(-1) + " before ready; "
                             + p.log() + ":\n" + p.tail(20));
                 }
                 try {
-                    if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    HttpResponse<String> r = http.send(ready, HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 200) {
                         break;
+                    }
+                    String reason = r.body().lines().findFirst().orElse("").strip();
+                    if (!reason.equals(lastReason)) {
+                        // the readiness timeline: which wait took the time
+                        System.out.printf("[scale]   %s /readyz at %.1f s: %d %s%n", name,
+                                (System.nanoTime() - start) / 1e9, r.statusCode(),
+                                reason.length() > 160 ? reason.substring(0, 160) + "..." : reason);
+                        lastReason = reason;
                     }
                 } catch (IOException e) {
                     // not listening yet

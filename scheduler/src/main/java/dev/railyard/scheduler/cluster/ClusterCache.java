@@ -119,12 +119,17 @@ public final class ClusterCache implements AutoCloseable {
         return t;
     });
 
-    /** Notes which started informers are not watching now, and since when (checked every 250 ms). */
+    /**
+     * Notes which started informers are not watching now, and since when (checked every 250 ms). A kind whose first
+     * list has not arrived is starting, not broken: readiness already waits for it by name ("has not synced"), and
+     * counting its list time as an outage made {@code /readyz} also report a 35 s "broken" watch at 5,000 nodes,
+     * after the list, until the watch began (docs/performance.md).
+     */
     void checkWatches() {
         java.time.Instant now = clock.instant();
         for (Map.Entry<WatchedKind, SharedIndexInformer<GenericKubernetesResource>> e : informers.entrySet()) {
             SharedIndexInformer<GenericKubernetesResource> i = e.getValue();
-            if (i.isRunning() && !i.isWatching()) {
+            if (i.isRunning() && !i.isWatching() && delivered.contains(e.getKey())) {
                 if (brokenSince.putIfAbsent(e.getKey(), now) == null) {
                     LOG.warn("watch of {} is broken; the informer is re-establishing it", e.getKey());
                 }

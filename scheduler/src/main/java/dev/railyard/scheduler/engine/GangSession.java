@@ -47,6 +47,20 @@ public final class GangSession {
 
     private record BoundCheck(java.lang.ref.WeakReference<Gang> gang, PlanOutcome outcome, boolean asPlanned) {
     }
+
+    /**
+     * pod key → its last {@link #decide} answer, reused while the gang instance (one per cluster view), Volcano's
+     * tentative allocations ({@link #tentativeChanges}) and the gang's plan instance are the same: the answer depends
+     * on nothing else, and a 64-task gang asks it once per (task, node). The gang is held weakly, as in
+     * {@link #boundChecks}.
+     */
+    private final Cache<String, Decided> decided = thirtyMinutes(100_000);
+    /** Counts every tentative allocation and its undoing. */
+    private final java.util.concurrent.atomic.AtomicLong tentativeChanges = new java.util.concurrent.atomic.AtomicLong();
+
+    private record Decided(java.lang.ref.WeakReference<Gang> gang, long tentativeChanges, PlanOutcome plan,
+                           Decision decision) {
+    }
     private volatile Memo memo;
 
     /**
@@ -121,6 +135,19 @@ public final class GangSession {
      * @return the pod's gang context and plan entry
      */
     public Decision decide(ClusterSnapshot snapshot, String podKey, String podName, Gang gang) {
+        long changes = tentativeChanges.get();
+        Decided last = decided.getIfPresent(podKey);
+        if (last != null && last.gang().get() == gang && last.tentativeChanges() == changes
+                && last.plan() == plans.getIfPresent(gang.key())) {
+            return last.decision();
+        }
+        Decision d = decideAgain(snapshot, podKey, podName, gang);
+        decided.put(podKey, new Decided(new java.lang.ref.WeakReference<>(gang), changes,
+                plans.getIfPresent(gang.key()), d));
+        return d;
+    }
+
+    private Decision decideAgain(ClusterSnapshot snapshot, String podKey, String podName, Gang gang) {
         List<String> placed = new ArrayList<>();
         List<Member> toPlace = new ArrayList<>();
         boolean listed = false;
@@ -191,6 +218,7 @@ public final class GangSession {
     /** Volcano allocated the pod to the node tentatively (its session's {@code allocateFunc}). */
     public void allocated(String gangKey, String podKey, String node) {
         tentative.computeIfAbsent(gangKey, k -> new ConcurrentHashMap<>()).put(podKey, node);
+        tentativeChanges.incrementAndGet(); // after the change, as in deallocated
     }
 
     /** Volcano undid a tentative allocation ({@code deallocateFunc}). */
@@ -202,6 +230,8 @@ public final class GangSession {
                 tentative.remove(gangKey, held);
             }
         }
+        // counted after the change, so a decision that saw the new count also saw the change
+        tentativeChanges.incrementAndGet();
     }
 
     /** @return the pod's entry in a schedulable outcome, or null */

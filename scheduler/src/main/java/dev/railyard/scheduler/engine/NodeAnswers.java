@@ -188,7 +188,14 @@ public final class NodeAnswers {
 
         /** @return what {@link PlacementEngine#filter} answers for the node */
         public NodeVerdict filter(String node) {
-            NodeState ns = s.node(node);
+            return filter(node, s.node(node));
+        }
+
+        /**
+         * @param ns the node's record in this judge's snapshot ({@code snapshot.node(node)}, looked up by the caller)
+         * @return what {@link PlacementEngine#filter} answers for the node
+         */
+        public NodeVerdict filter(String node, NodeState ns) {
             if (ns == null) {
                 return engine.filter(s, pod, policy, node, ctx);
             }

@@ -45,17 +45,29 @@ final class HoldBook {
     /** Holds released here whose annotation the cluster may still show ({@link Hold#persistedKey()} → until). */
     private final Map<String, Instant> released = new HashMap<>();
 
+    /** Earliest expiry in {@link #released}, or null when it is empty (so expiring them is not a scan per call). */
+    private Instant nextReleaseExpiry;
+    /** Counts {@link #add} and {@link #drop}: equal counts mean the same holds in every pool. */
+    private long changes;
+
     static String persistedKey(String podRef, Instant since) {
         return podRef + "|" + since;
     }
 
+    /** @return how many holds were added or dropped so far; unchanged means {@link #inFlight} answers the same */
+    long changes() {
+        return changes;
+    }
+
     void add(Hold h) {
+        changes++;
         byPool.computeIfAbsent(h.pool(), k -> new ArrayList<>()).add(h);
         byPod.computeIfAbsent(h.podRef(), k -> new ArrayList<>()).add(h);
         byExpiry.add(h);
     }
 
     void drop(Hold h) {
+        changes++;
         remove(byPool, h.pool(), h);
         remove(byPod, h.podRef(), h);
     }
@@ -100,6 +112,9 @@ final class HoldBook {
             drop(h);
             if (remember) {
                 released.put(h.persistedKey(), h.until());
+                if (nextReleaseExpiry == null || h.until().isBefore(nextReleaseExpiry)) {
+                    nextReleaseExpiry = h.until();
+                }
             }
         }
         return copy;
@@ -113,7 +128,10 @@ final class HoldBook {
                 drop(h);
             }
         }
-        released.values().removeIf(until -> !until.isAfter(now));
+        if (nextReleaseExpiry != null && !nextReleaseExpiry.isAfter(now)) {
+            released.values().removeIf(until -> !until.isAfter(now));
+            nextReleaseExpiry = released.values().stream().min(Comparator.naturalOrder()).orElse(null);
+        }
         if (byExpiry.size() > 64 && byExpiry.size() > 4 * size()) {
             // lazily deleted entries pile up when holds end by release or settlement: rebuild the queue
             List<Hold> liveHolds = all();

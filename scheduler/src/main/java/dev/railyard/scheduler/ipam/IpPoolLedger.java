@@ -155,15 +155,37 @@ public final class IpPoolLedger implements AddressPools {
         }
     }
 
+    /** A verdict of {@link #check}, valid while the ledger holds the same state and the same holds. */
+    private record CheckedVerdict(LedgerState state, long holdChanges, PoolVerdict verdict) {
+    }
+
+    /**
+     * The last {@value #CHECKS_KEPT} checks by their demands (access order; guarded by {@link #lock}). A Volcano
+     * gang's predicates ask the same demands once per node, thousands of times between two changes of the pools.
+     */
+    private final Map<List<PoolDemand>, CheckedVerdict> checks = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<List<PoolDemand>, CheckedVerdict> eldest) {
+            return size() > CHECKS_KEPT;
+        }
+    };
+    private static final int CHECKS_KEPT = 64;
+
     @Override
     public PoolVerdict check(List<PoolDemand> demands) {
-        Set<String> mine = new HashSet<>();
-        for (PoolDemand d : demands) {
-            mine.addAll(d.podRefs());
-        }
         synchronized (lock) {
             book.expire(clock.instant());
-            return LedgerEvaluation.evaluate(state, book, demands, mine, false);
+            CheckedVerdict c = checks.get(demands);
+            if (c != null && c.state() == state && c.holdChanges() == book.changes()) {
+                return c.verdict();
+            }
+            Set<String> mine = new HashSet<>();
+            for (PoolDemand d : demands) {
+                mine.addAll(d.podRefs());
+            }
+            PoolVerdict v = LedgerEvaluation.evaluate(state, book, demands, mine, false);
+            checks.put(List.copyOf(demands), new CheckedVerdict(state, book.changes(), v));
+            return v;
         }
     }
 

@@ -90,9 +90,13 @@ public final class AddressHolds {
         this.writer = Objects.requireNonNull(writer, "writer");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.registry = registry;
-        Gauge.builder("railyard_address_holds", ledger, IpPoolLedger::heldAddresses)
-                .description("Addresses Railyard holds for pods placed and not recorded by whereabouts yet")
-                .register(registry);
+        // once per registry: the service makes its holds again when serve applies its settings (same ledger), and
+        // a second registration only logged a warning at every start
+        if (registry.find("railyard_address_holds").gauge() == null) {
+            Gauge.builder("railyard_address_holds", ledger, IpPoolLedger::heldAddresses)
+                    .description("Addresses Railyard holds for pods placed and not recorded by whereabouts yet")
+                    .register(registry);
+        }
     }
 
     /** @return the ledger the holds are kept in */

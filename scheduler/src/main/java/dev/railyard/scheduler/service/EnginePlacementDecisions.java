@@ -259,7 +259,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     }
 
     private String unjudgeable(ClusterSnapshot snapshot, String node) {
-        NodeState ns = snapshot.node(node);
+        return unjudgeable(node, snapshot.node(node));
+    }
+
+    private static String unjudgeable(String node, NodeState ns) {
         if (ns == null) {
             return "node " + node + " unknown to Railyard";
         }
@@ -298,7 +301,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 nodeNames.get(0));
         NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
-            String why = pc.request().gpus() > 0 ? unjudgeable(snapshot, node) : null;
+            NodeState ns = snapshot.node(node); // looked up once per name: a kube filter asks for every node
+            String why = pc.request().gpus() > 0 ? unjudgeable(node, ns) : null;
             if (why != null) {
                 // no topology to judge GPUs by, but the address pools do not depend on the node: a dry pool refuses
                 // here too, so the reason reaches the scheduler's fit errors instead of a later allocateFunc veto
@@ -314,7 +318,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 out.add(NodeVerdict.neutral(node, why));
                 continue;
             }
-            NodeVerdict verdict = judge.filter(node);
+            NodeVerdict verdict = judge.filter(node, ns);
             out.add(verdict);
             if (!verdict.feasible() && LOG.isDebugEnabled()) { // describe() builds a string per refused node
                 LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());

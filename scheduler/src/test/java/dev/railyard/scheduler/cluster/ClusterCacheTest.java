@@ -151,6 +151,11 @@ class ClusterCacheTest {
                     "/api/v1/pods", "/apis/railyard.dev/v1alpha1", "/apis/scheduling.volcano.sh/v1beta1")));
             // nothing answered yet: the cache has not finished its first pass, so it is not synced
             assertThat(cache.synced()).isFalse();
+            // and no watch is broken: a kind waiting for its first list is starting (readiness names it as not
+            // synced); before the fix every such kind counted as a broken watch from its start, so /readyz said
+            // "broken for 35 s" once a slow first list had ended, until its watch began
+            cache.checkWatches();
+            assertThat(cache.longestOutage()).isEmpty();
         } finally {
             release.countDown();
             api.stop(0);

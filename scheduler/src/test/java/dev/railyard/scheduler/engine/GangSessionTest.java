@@ -100,6 +100,26 @@ class GangSessionTest {
     }
 
     @Test
+    void aRepeatedQuestionOnOneClusterViewIsAnsweredAgainOnlyWhenAnAllocationChanges() {
+        // one gang instance stands for one cluster view, as GangReader gives it to every call on that view
+        GangSession.Gang g = gang(Map.of());
+        ClusterSnapshot s = snapshot();
+        GangSession.Decision first = session.decide(s, "prod/w-1", "w-1", g);
+        assertThat(session.decide(s, "prod/w-1", "w-1", g)).isSameAs(first);
+
+        session.allocated("prod/g", "prod/w-0", "n3");
+        GangSession.Decision held = session.decide(s, "prod/w-1", "w-1", g);
+        assertThat(held.context().placed()).containsExactly("n3");
+        assertThat(session.decide(s, "prod/w-1", "w-1", g)).isSameAs(held);
+
+        session.deallocated("prod/g", "prod/w-0");
+        GangSession.Decision released = session.decide(s, "prod/w-1", "w-1", g);
+        assertThat(released.context().placed()).doesNotContain("n3").hasSize(1);
+        // a new view's gang is decided again
+        assertThat(session.decide(s, "prod/w-1", "w-1", gang(Map.of()))).isNotSameAs(released);
+    }
+
+    @Test
     void aPodTheClusterDoesNotListYetIsJudgedWithoutAPlan() {
         GangSession.Decision d = session.decide(snapshot(), "prod/w-9", "w-9", gang(Map.of("w-0", "n2")));
         assertThat(d.planned()).isNull();

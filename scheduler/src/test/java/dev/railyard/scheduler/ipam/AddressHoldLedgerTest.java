@@ -70,6 +70,34 @@ class AddressHoldLedgerTest {
     }
 
     @Test
+    void aRepeatedCheckIsAnsweredAgainAfterEveryHoldReleaseExpiryAndPoolChange() {
+        ledger.update(snapshot(T0).build());
+        // the same question asked again (as a gang's predicates ask it once per node) gets the same answer ...
+        PoolVerdict first = ledger.checkPod(rail, "job/w-19", null);
+        assertThat(ledger.checkPod(rail, "job/w-19", null)).isSameAs(first);
+        assertThat(first.pools().get(0).free()).isEqualTo(10);
+        // ... until a hold is taken (14 usable - 4 allocated - 1 held), released, or expires
+        assertThat(ledger.hold(List.of(request("w-0", HoldOrigin.FILTER, Duration.ofSeconds(30)))).admitted()).isTrue();
+        assertThat(ledger.checkPod(rail, "job/w-19", null).pools().get(0).free()).isEqualTo(9);
+        ledger.release("job/w-0");
+        assertThat(ledger.checkPod(rail, "job/w-19", null).pools().get(0).free()).isEqualTo(10);
+        assertThat(ledger.hold(List.of(request("w-1", HoldOrigin.FILTER, Duration.ofSeconds(30)))).admitted()).isTrue();
+        assertThat(ledger.checkPod(rail, "job/w-19", null).pools().get(0).free()).isEqualTo(9);
+        clock.advance(Duration.ofSeconds(31));
+        assertThat(ledger.checkPod(rail, "job/w-19", null).pools().get(0).free()).isEqualTo(10);
+        // ... or the pools change: a fifth address allocated to a running pod
+        Map<String, IPAllocation> a = new LinkedHashMap<>();
+        for (int i = 1; i <= 5; i++) {
+            a.put(Integer.toString(i), new IPAllocation("c" + i, "job/old-" + i, "net1"));
+        }
+        ledger.update(IpamSnapshot.builder(clock.instant())
+                .networkAttachmentDefinition(IpamObjects.whereaboutsNad("job", "rail", "\"range\":\"10.7.0.0/28\""))
+                .ipPool(IpamObjects.poolWith(IpamObjects.WHEREABOUTS_NS, "10.7.0.0-28", "10.7.0.0/28", a))
+                .livePods(List.of("job/w-19")).build());
+        assertThat(ledger.checkPod(rail, "job/w-19", null).pools().get(0).free()).isEqualTo(9);
+    }
+
+    @Test
     void aPodsOwnHoldDoesNotCountAgainstItAndHoldingAgainReplacesIt() {
         ledger.update(snapshot(T0).build());
         for (int i = 0; i < 10; i++) {
