@@ -62,6 +62,8 @@ public final class ClusterCache implements AutoCloseable {
     private final Duration crdRecheck;
     /** Kinds whose informer runs but is not watching (its watch broke and is being re-established), since when. */
     private final Map<WatchedKind, java.time.Instant> brokenSince = new ConcurrentHashMap<>();
+    /** Kinds whose watch has been seen running at least once. */
+    private final Set<WatchedKind> watchedOnce = ConcurrentHashMap.newKeySet();
     /** Set once every kind has been tried: until then {@link #synced()} is false even if the first informers are. */
     private volatile boolean firstPassDone;
     /**
@@ -129,9 +131,18 @@ public final class ClusterCache implements AutoCloseable {
         java.time.Instant now = clock.instant();
         for (Map.Entry<WatchedKind, SharedIndexInformer<GenericKubernetesResource>> e : informers.entrySet()) {
             SharedIndexInformer<GenericKubernetesResource> i = e.getValue();
+            if (i.isWatching()) {
+                watchedOnce.add(e.getKey());
+            }
             if (i.isRunning() && !i.isWatching() && delivered.contains(e.getKey())) {
                 if (brokenSince.putIfAbsent(e.getKey(), now) == null) {
-                    LOG.warn("watch of {} is broken; the informer is re-establishing it", e.getKey());
+                    // the gap between a kind's first list and its first watch is counted (a watch that never
+                    // starts must turn /readyz), but it is no breakage worth a warning
+                    if (watchedOnce.contains(e.getKey())) {
+                        LOG.warn("watch of {} is broken; the informer is re-establishing it", e.getKey());
+                    } else {
+                        LOG.debug("watch of {} is starting after its first list", e.getKey());
+                    }
                 }
             } else if (brokenSince.remove(e.getKey()) != null) {
                 LOG.info("watch of {} is running again", e.getKey());

@@ -119,13 +119,16 @@ public final class NodeAnswers {
 
     /**
      * @return the pools' verdict for one pod of the request, checked once for every node of a call, or null when it
-     *         depends on the node (node slices), there are no pools or the pod attaches no networks
+     *         depends on the node (node slices), there are no pools or the pod attaches no networks. It is asked
+     *         without a node (a range that is not node-sliced is the same pool for every node), so a gang's
+     *         predicates, one per (task, node), ask the ledger the same question per task and get its remembered
+     *         answer ({@code IpPoolLedger#check}).
      */
-    public static PoolVerdict shared(ClusterSnapshot s, PodRequest pod, String anyNode) {
+    public static PoolVerdict shared(ClusterSnapshot s, PodRequest pod) {
         if (s.pools() == null || pod.selections().isEmpty() || !s.pools().sameOnEveryNode(pod.networks())) {
             return null;
         }
-        return s.pools().checkPod(pod.networks(), pod.key(), anyNode);
+        return s.pools().checkPod(pod.networks(), pod.key(), null);
     }
 
     /**

@@ -57,23 +57,23 @@ public final class ObjectNames {
         if (name.length() > LABEL_MAX) {
             return Optional.of("is " + name.length() + " characters long, more than " + LABEL_MAX);
         }
-        return labelsEnd(name, 0, false) == name.length() ? Optional.empty()
+        return labelsEnd(name, false) == name.length() ? Optional.empty()
                 : Optional.of("is not a DNS-1123 label (lower-case letters, digits and '-', starting and ending "
                 + "with a letter or digit)");
     }
 
     /** @return {@code name} matches {@link #SUBDOMAIN}: labels of {@link #LABEL} joined by '.' */
     static boolean isSubdomain(String name) {
-        return labelsEnd(name, 0, true) == name.length();
+        return labelsEnd(name, true) == name.length();
     }
 
     /**
-     * Scans {@link #LABEL}s from {@code from}, joined by '.' when {@code dots}.
+     * Scans {@link #LABEL}s from the start of {@code name}, joined by '.' when {@code dots}.
      *
-     * @return where the scan ended: {@code name.length()} when the whole rest matched, else less (-1 when empty)
+     * @return where the scan ended: {@code name.length()} when the whole name matched, else less (-1 when empty)
      */
-    private static int labelsEnd(String name, int from, boolean dots) {
-        int i = from;
+    private static int labelsEnd(String name, boolean dots) {
+        int i = 0;
         while (true) {
             int start = i;
             while (i < name.length() && isLabelChar(name.charAt(i))) {

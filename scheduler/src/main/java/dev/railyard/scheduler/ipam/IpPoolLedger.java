@@ -161,7 +161,9 @@ public final class IpPoolLedger implements AddressPools {
 
     /**
      * The last {@value #CHECKS_KEPT} checks by their demands (access order; guarded by {@link #lock}). A Volcano
-     * gang's predicates ask the same demands once per node, thousands of times between two changes of the pools.
+     * gang's predicates ask the same demands once per node, thousands of times between two changes of the pools (the
+     * shared check names no node: {@link dev.railyard.scheduler.engine.NodeAnswers#shared}); the demands name the
+     * pod, so a gang takes one entry per task.
      */
     private final Map<List<PoolDemand>, CheckedVerdict> checks = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -169,7 +171,7 @@ public final class IpPoolLedger implements AddressPools {
             return size() > CHECKS_KEPT;
         }
     };
-    private static final int CHECKS_KEPT = 64;
+    private static final int CHECKS_KEPT = 4096;
 
     @Override
     public PoolVerdict check(List<PoolDemand> demands) {

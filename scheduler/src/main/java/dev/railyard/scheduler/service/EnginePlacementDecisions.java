@@ -297,8 +297,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         }
         ClusterSnapshot snapshot = view.snapshot();
         // the pools are checked once per call when they do not depend on the node (no node slices)
-        PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
-                nodeNames.get(0));
+        PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request());
         NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             NodeState ns = snapshot.node(node); // looked up once per name: a kube filter asks for every node
@@ -352,8 +351,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         PodContext pc = contextOf(view, pod);
         ClusterSnapshot snapshot = view.snapshot();
         String plannedNode = pc.planned() == null ? null : pc.planned().node();
-        PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request(),
-                nodeNames.get(0));
+        PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request());
         NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             if (unjudgeable(snapshot, node) != null) {

@@ -83,7 +83,7 @@ class NodeAnswersTest {
 
     private void assertAnswersAreTheEngines(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy,
                                             GangContext ctx) {
-        PoolVerdict shared = NodeAnswers.shared(s, pod, "gpu-a");
+        PoolVerdict shared = NodeAnswers.shared(s, pod); // asked without a node
         assertThat(shared).isNotNull(); // rail0 is no node-slice network
         for (String n : List.of("gpu-a", "gpu-b", "gpu-c", "gpu-x")) {
             NodeVerdict expected = engine.filter(s, pod, policy, n, ctx);
