@@ -60,6 +60,11 @@ public final class ClientCertificateRequired {
             public boolean readsBody() {
                 return delegate.readsBody();
             }
+
+            @Override
+            public Threading threading() {
+                return delegate.threading(); // the check before it only reads memory
+            }
         };
     }
 }

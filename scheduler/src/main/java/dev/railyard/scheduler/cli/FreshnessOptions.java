@@ -119,9 +119,26 @@ final class FreshnessOptions {
         return deadlines;
     }
 
+    @Option(names = "--decide-on-io-threads", paramLabel = "BOOL", arity = "1", defaultValue = "true",
+            description = "Answer Volcano predicate/prioritize and kube filter/prioritize on the HTTP server's I/O "
+                    + "threads (no thread hand-off; late answers counted, no deadline fallback). false: on threads "
+                    + "of their own with deadline fallbacks (default: ${DEFAULT-VALUE})")
+    boolean decideOnIoThreads = true;
+
+    /** The verbs as declared, or every one off the I/O threads with {@code --decide-on-io-threads=false}. */
+    private Map<String, VerbHandler> threading(Map<String, VerbHandler> verbs) {
+        if (decideOnIoThreads) {
+            return verbs;
+        }
+        Map<String, VerbHandler> out = new java.util.LinkedHashMap<>();
+        verbs.forEach((verb, h) -> out.put(verb, VerbHandler.offIoThread(h)));
+        return out;
+    }
+
     /** Bounds Volcano's deciding verbs ({@link LeaderOnlyVerbs#VOLCANO}) by {@code bounds.volcanoDeadline()}. */
     Map<String, VerbHandler> gateVolcano(Map<String, VerbHandler> verbs, Bounds bounds, int neutralScore,
                                          VolcanoSettings settings, MeterRegistry registry) {
+        verbs = threading(verbs);
         Map<String, VerbHandler> fallbacks = new VolcanoExtender(new DeadlineFallbacks(neutralScore,
                 bounds.volcanoDeadline()), settings, registry).verbs();
         return deadlines(registry).gate("volcano", verbs, fallbacks, LeaderOnlyVerbs.VOLCANO,
@@ -131,6 +148,7 @@ final class FreshnessOptions {
     /** Bounds kube-scheduler's verbs ({@link LeaderOnlyVerbs#KUBE}) by {@code bounds.kubeDeadline()}. */
     Map<String, VerbHandler> gateKube(Map<String, VerbHandler> verbs, Bounds bounds, int neutralScore, Binder binder,
                                       MeterRegistry registry) {
+        verbs = threading(verbs);
         Map<String, VerbHandler> fallbacks = new KubeExtender(new DeadlineFallbacks(neutralScore,
                 bounds.kubeDeadline()), binder, neutralScore, registry).verbs();
         return deadlines(registry).gate("kube", verbs, fallbacks, LeaderOnlyVerbs.KUBE, bounds.kubeDeadline());

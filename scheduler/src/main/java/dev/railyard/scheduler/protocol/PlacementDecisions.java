@@ -19,6 +19,10 @@ import java.util.Map;
  *   <li>Never throws for a node or pod it does not know. A runtime exception is a bug; the adapters turn it
  *       into an HTTP 500 and count it.</li>
  *   <li>Fast: Volcano's default extender timeout is 1 s per call (docs/formats/volcano-extender.md §1).</li>
+ *   <li>{@link #filter}, {@link #score} and {@link #filterAndHold} never block: the adapters answer them on the HTTP
+ *       server's I/O thread ({@code VerbHandler.Threading#IO_THREAD}). They may take short locks on in-memory state
+ *       and do milliseconds of CPU work (a gang plan), but make no API server call and wait for no future, latch,
+ *       deadline or cache sync (a cold cache answers neutrally at once). The other methods may block.</li>
  * </ul>
  */
 public interface PlacementDecisions {

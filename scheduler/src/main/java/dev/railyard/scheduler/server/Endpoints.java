@@ -16,9 +16,9 @@ import java.util.Optional;
 /**
  * What the server answers, independent of how bytes move: the route table, the built-in endpoints, who may call
  * a verb and whether its body fits, and the verb's reply. {@link #admitNow} runs on the event loop and never
- * blocks; {@link #awaitShare}, {@link #grow}, {@link #handle} and {@link #builtIn} may block (the wait for a share
- * of the {@link RequestBodyBudget}, the decision itself, a metrics scrape), so {@link HttpConnection} calls them
- * off the event loop. Thread-safe.
+ * blocks; {@link #awaitShare} and {@link #grow} wait for the {@link RequestBodyBudget}, so {@link HttpConnection}
+ * calls them off the event loop; {@link #handle} and {@link #builtIn} run on the loop only where the verb declares
+ * {@link VerbHandler.Threading#IO_THREAD} (and its body is small) or {@link #builtInOnLoop} says so. Thread-safe.
  */
 final class Endpoints {
     private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -83,6 +83,15 @@ final class Endpoints {
     /** @return the verb mounted at {@code path}, or null */
     Route route(String path) {
         return routes.get(path);
+    }
+
+    /**
+     * Whether {@link #builtIn} answers {@code path} without blocking, so on the event loop: {@code /healthz} and
+     * the 404 of an unknown path are constants; {@code /readyz} asks the {@link ReadinessProbe} (which may build
+     * the first cluster view) and {@code /metrics} formats every meter, so both run off the loop.
+     */
+    static boolean builtInOnLoop(String path) {
+        return !"/readyz".equals(path) && !"/metrics".equals(path);
     }
 
     /** {@code /healthz}, {@code /readyz}, {@code /metrics}, or 404 for any other unknown path. */

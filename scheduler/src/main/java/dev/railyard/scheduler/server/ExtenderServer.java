@@ -28,9 +28,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The extender's HTTP/1.1 server: Netty's HTTP codec on NIO event loops, each request's admission and decision
- * on a virtual thread of its own (docs/adr/0017-netty-transport.md for the measurement behind the choice; it
- * replaced the JDK's {@code com.sun.net.httpserver}, docs/adr/0003-http-server.md).
+ * The extender's HTTP/1.1 server: Netty's HTTP codec on NIO event loops. A verb that declares it never blocks
+ * ({@link VerbHandler.Threading#IO_THREAD}) is answered on the connection's event loop when its body is small;
+ * every other verb, and a large body, on a virtual thread of its own ({@link HttpConnection};
+ * docs/adr/0017-netty-transport.md for the design and its measurements; it replaced the JDK's
+ * {@code com.sun.net.httpserver}, docs/adr/0003-http-server.md).
  *
  * <p>Endpoints:
  * <ul>
@@ -59,9 +61,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ExtenderServer implements AutoCloseable {
     /**
-     * Event-loop threads per listener: {@value #EVENT_LOOPS_PROPERTY} if set, else half the processors, 1 to 4: a
-     * loop only moves bytes and parses HTTP heads, and the decisions, on virtual threads, need the other cores
-     * (docs/adr/0017-netty-transport.md measured 1 and 2 loops on 2 cores).
+     * Event-loop threads per listener: {@value #EVENT_LOOPS_PROPERTY} if set, else one per processor, 1 to 8. The
+     * loops make the answers of the verbs that never block (Volcano predicate and prioritize, kube filter and
+     * prioritize), so they do most of the CPU work: with fewer loops than cores a burst of predicate calls could
+     * not use every core (the blocking verbs' virtual threads share the same cores). The comparison of 1 and 2
+     * loops on 2 cores is in docs/adr/0017-netty-transport.md.
      */
     static final String EVENT_LOOPS_PROPERTY = "railyard.http.eventLoops";
     private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -151,7 +155,7 @@ public final class ExtenderServer implements AutoCloseable {
 
     private static int eventLoops() {
         Integer set = Integer.getInteger(EVENT_LOOPS_PROPERTY);
-        return set != null && set > 0 ? set : Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 4);
+        return set != null && set > 0 ? set : Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 8);
     }
 
     /**

@@ -32,10 +32,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * One HTTP/1.1 connection, on its event loop: reads a request's head, has it admitted off the loop
- * ({@link Endpoints#admit}: the route's {@code refuse}, the size limit, a share of the body budget) before reading
- * any body, reads the body (or discards it), has the decision made off the loop, writes the reply, and then waits
- * for the next request on the same connection.
+ * One HTTP/1.1 connection, on its event loop: reads a request's head, has it admitted ({@link Endpoints#admitNow}:
+ * the route's {@code refuse}, the size limit, a share of the body budget, waited for off the loop when short) before
+ * reading any body, reads the body (or discards it), has the answer made, writes the reply, and then waits for the
+ * next request on the same connection.
+ *
+ * <p>Where the answer is made: on the loop itself, with no thread hand-off, for a verb declared
+ * {@link dev.railyard.scheduler.protocol.VerbHandler.Threading#IO_THREAD} whose body is at most
+ * {@link Listener#MAX_INLINE_BODY} bytes, for {@code /healthz}, an unknown path (404) and a wrong method (405);
+ * on a virtual thread for every other verb, for a larger body (parsing 19 MB takes tens of milliseconds, during
+ * which the loop's other connections would wait), and for {@code /readyz} and {@code /metrics} (the readiness
+ * probe may build the first cluster view; a scrape formats every meter).
  *
  * <p>Clocks ({@link ConnectionTimeouts}): a request must arrive whole, head and body, within
  * {@link ConnectionTimeouts#requestRead()} of its first byte; a kept-alive connection may wait
@@ -65,6 +72,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         DISCARDING,
         /** the request is whole; its reply is computed off the loop; nothing is read */
         DECIDING,
+        /** the reply of a kept-alive connection is being written; nothing is read until it is out */
+        WRITING,
         /** a closing reply is being written */
         CLOSING,
         CLOSED
@@ -83,6 +92,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     /** In DISCARDING: what answers once the body is consumed; {@code drainCapped}: close past KEEP_ALIVE_DRAIN. */
     private Supplier<Answer> afterDiscard;
     private boolean drainCapped;
+    /** In DISCARDING: whether {@code afterDiscard} may run on the loop. */
+    private boolean afterDiscardInline;
 
     HttpConnection(Listener listener, SslHandler ssl) {
         this.listener = listener;
@@ -238,10 +249,10 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             badRequest(te);
         } else if (route == null) {
             String method = ex.method;
-            discardThen(() -> endpoints.builtIn(method, path), true);
+            discardThen(() -> endpoints.builtIn(method, path), true, Endpoints.builtInOnLoop(path));
         } else if (!"POST".equals(ex.method)) {
             Answer a = endpoints.methodNotAllowed(ex.method, path, "POST", route.protocol(), route.verb());
-            discardThen(() -> a, true);
+            discardThen(() -> a, true, true);
         } else {
             admit();
         }
@@ -281,7 +292,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         if (a.lease() == null) {
-            discardThen(() -> endpoints.handle(e.route, NO_BODY, caller, null), false); // a verb that ignores its body
+            // a verb that ignores its body
+            discardThen(() -> endpoints.handle(e.route, NO_BODY, caller, null), false, answersOnLoop(e.route, 0));
             return;
         }
         e.lease = a.lease();
@@ -292,9 +304,10 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         resume();
     }
 
-    private void discardThen(Supplier<Answer> answer, boolean capped) {
+    private void discardThen(Supplier<Answer> answer, boolean capped, boolean inline) {
         afterDiscard = answer;
         drainCapped = capped;
+        afterDiscardInline = inline;
         state = State.DISCARDING;
         continueIfExpected();
         resume();
@@ -322,9 +335,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         boolean last = part instanceof LastHttpContent;
         if (state == State.DISCARDING) {
             if (last) {
-                decide(afterDiscard, false);
+                decide(afterDiscard, false, afterDiscardInline);
             } else if (drainCapped && ex.received > KEEP_ALIVE_DRAIN) {
-                decide(afterDiscard, true);
+                decide(afterDiscard, true, afterDiscardInline);
             } else {
                 resume();
             }
@@ -388,31 +401,48 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         Exchange e = ex;
         byte[] body = e.body();
         RequestBodyBudget.Lease lease = e.takeLease();
-        decide(() -> endpoints.handle(e.route, body, e.caller, lease), false);
+        decide(() -> endpoints.handle(e.route, body, e.caller, lease), false, answersOnLoop(e.route, body.length));
+    }
+
+    /** Whether a verb's answer to a body of {@code bodyBytes} is made on the loop (see the class comment). */
+    static boolean answersOnLoop(Endpoints.Route route, long bodyBytes) {
+        return route.handler().threading() == dev.railyard.scheduler.protocol.VerbHandler.Threading.IO_THREAD
+                && bodyBytes <= Listener.MAX_INLINE_BODY;
     }
 
     // ---- the reply
 
-    /** Runs {@code answer} off the loop, then sends it ({@code close}: and closes the connection). */
-    private void decide(Supplier<Answer> answer, boolean close) {
+    /**
+     * Makes {@code answer} on the loop ({@code inline}) or off it, then sends it ({@code close}: and closes the
+     * connection).
+     */
+    private void decide(Supplier<Answer> answer, boolean close, boolean inline) {
         cancelTimer(); // the request is whole (or given up on); the decision has no deadline here
         state = State.DECIDING;
         Exchange e = ex;
+        if (inline) {
+            send(answer(answer, e, close));
+            return;
+        }
         offLoop(() -> {
-            Answer a;
-            try {
-                a = answer.get();
-            } catch (RuntimeException bug) {
-                LOG.warn("{}: internal error: {}", e.name(), bug.toString(), bug);
-                a = Answer.keep(WireReply.text(500, e.name() + ": internal error: " + Answer.oneLine(bug.toString())));
-            }
-            Answer reply = close ? a.closed() : a;
+            Answer reply = answer(answer, e, close);
             onLoop(() -> {
                 if (state == State.DECIDING && e == ex) {
                     send(reply);
                 }
             });
         });
+    }
+
+    private static Answer answer(Supplier<Answer> answer, Exchange e, boolean close) {
+        Answer a;
+        try {
+            a = answer.get();
+        } catch (RuntimeException bug) {
+            LOG.warn("{}: internal error: {}", e.name(), bug.toString(), bug);
+            a = Answer.keep(WireReply.text(500, e.name() + ": internal error: " + Answer.oneLine(bug.toString())));
+        }
+        return close ? a.closed() : a;
     }
 
     private void badRequest(String reason) {
@@ -447,7 +477,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         boolean close = a.close() || !HttpUtil.isKeepAlive(e.request) || e.request.decoderResult().isFailure()
                 || listener.idle.get() >= listener.timeouts.maxIdleConnections();
         FullHttpResponse response = HttpFraming.response(a, e, close);
-        state = close ? State.CLOSING : State.IDLE;
+        state = close ? State.CLOSING : State.WRITING;
         ex = null;
         e.releaseLease();
         endInFlight();
@@ -458,13 +488,14 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             }
             if (close || !f.isSuccess()) {
                 ctx.close();
-            } else if (state == State.IDLE) {
+            } else if (state == State.WRITING) {
                 awaitNextRequest();
             }
         });
     }
 
     private void awaitNextRequest() {
+        state = State.IDLE;
         requestStarted = false;
         if (!countedIdle) {
             countedIdle = true;

@@ -30,6 +30,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code bind} answers an error, which the scheduler retries). The verb itself runs on; whatever it holds ends by its
  * own rules (a Binding that lands later is counted by the cluster, a hold by its expiry).
  *
+ * <p>A verb that answers on the server's I/O thread ({@link VerbHandler.Threading#IO_THREAD}: Volcano predicate and
+ * prioritize, kube filter and prioritize) cannot be waited for there, since the wait would block the loop; its path
+ * makes no API server call and waits for nothing but short in-memory locks (docs/adr/0017-netty-transport.md,
+ * "Verbs on the event loop"). It runs where it is called, with no fallback; an answer that took longer than the
+ * deadline is counted in {@code railyard_deadline_late_answers_total{protocol,verb}} and logged. {@code serve
+ * --decide-on-io-threads=false} moves these verbs back to threads of their own, fallbacks included.
+ *
  * <p>Counted in {@code railyard_deadline_answers_total{protocol,verb}}, logged at warn at most every 10 s.
  * Thread-safe.
  */
@@ -69,6 +76,9 @@ public final class DeadlineVerbs {
 
     private VerbHandler bounded(String protocol, String verb, VerbHandler delegate, VerbHandler fallback,
                                 Duration deadline) {
+        if (delegate.threading() == VerbHandler.Threading.IO_THREAD) {
+            return timed(protocol, verb, delegate, deadline);
+        }
         Counter overruns = Counter.builder("railyard_deadline_answers")
                 .description("Deciding verbs answered by their fallback because they overran the deadline")
                 .tag("protocol", protocol).tag("verb", verb).register(registry);
@@ -109,6 +119,41 @@ public final class DeadlineVerbs {
             @Override
             public boolean readsBody() {
                 return delegate.readsBody();
+            }
+        };
+    }
+
+    /** A non-blocking verb, run on the caller's thread; late answers are counted and logged, not replaced. */
+    private VerbHandler timed(String protocol, String verb, VerbHandler delegate, Duration deadline) {
+        Counter late = Counter.builder("railyard_deadline_late_answers")
+                .description("Deciding verbs answered on the I/O thread later than the deadline (no fallback there)")
+                .tag("protocol", protocol).tag("verb", verb).register(registry);
+        long nanos = deadline.toNanos();
+        return new VerbHandler() {
+            @Override
+            public WireReply handle(byte[] body) throws WireFormatException {
+                long start = System.nanoTime();
+                WireReply reply = delegate.handle(body);
+                long took = System.nanoTime() - start;
+                if (took > nanos) {
+                    late.increment();
+                    long last = lastLogged.get();
+                    if (start + took - last >= LOG_EVERY_NANOS && lastLogged.compareAndSet(last, start + took)) {
+                        LOG.warn("{} {} answered in {} ms, past its {} ms deadline (it runs on the I/O thread, "
+                                + "without a fallback)", protocol, verb, took / 1_000_000, deadline.toMillis());
+                    }
+                }
+                return reply;
+            }
+
+            @Override
+            public boolean readsBody() {
+                return delegate.readsBody();
+            }
+
+            @Override
+            public Threading threading() {
+                return Threading.IO_THREAD;
             }
         };
     }

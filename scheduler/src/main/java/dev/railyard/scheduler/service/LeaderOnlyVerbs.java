@@ -102,6 +102,11 @@ public final class LeaderOnlyVerbs {
             public boolean readsBody() {
                 return delegate.readsBody();
             }
+
+            @Override
+            public Threading threading() {
+                return delegate.threading(); // the check before it only reads memory
+            }
         };
     }
 }

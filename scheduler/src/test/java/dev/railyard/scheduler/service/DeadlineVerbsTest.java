@@ -28,7 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The deciding verbs answer within their deadline whatever the state behind them does (issue 15, docs/serve.md
  * "Deadlines, and which way each verb fails"): a kube {@code filter} stuck behind the API server passes every node
  * (fail open), a stuck {@code bind} is refused (fail closed) and never reaches the Binder, a quick verb passes
- * through untouched.
+ * through untouched. Filter and prioritize answer on the HTTP server's I/O thread by default, where no wait is
+ * possible: there the deadline counts late answers and the fallback applies with {@code --decide-on-io-threads=false}
+ * (docs/adr/0017-netty-transport.md, "Verbs on the event loop").
  */
 class DeadlineVerbsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -67,9 +69,16 @@ class DeadlineVerbsTest {
         }
     }
 
+    /** As {@code serve --decide-on-io-threads=false}: every verb on its own thread, so the deadline can answer. */
     private Map<String, VerbHandler> gated(PlacementDecisions decisions) {
+        Map<String, VerbHandler> own = new java.util.LinkedHashMap<>();
+        new KubeExtender(decisions, (pod, node, a) -> binds.add(pod + " -> " + node), 50, registry).verbs()
+                .forEach((verb, h) -> own.put(verb, VerbHandler.offIoThread(h)));
+        return gated(own);
+    }
+
+    private Map<String, VerbHandler> gated(Map<String, VerbHandler> verbs) {
         Binder binder = (pod, node, a) -> binds.add(pod + " -> " + node);
-        Map<String, VerbHandler> verbs = new KubeExtender(decisions, binder, 50, registry).verbs();
         Map<String, VerbHandler> fallbacks = new KubeExtender(new DeadlineFallbacks(50, DEADLINE), binder, 50,
                 registry).verbs();
         return new DeadlineVerbs(registry).gate("kube", verbs, fallbacks, LeaderOnlyVerbs.KUBE, DEADLINE);
@@ -101,6 +110,37 @@ class DeadlineVerbsTest {
         assertThat(binds).isEmpty();
         assertThat(registry.get("railyard_deadline_answers").tag("verb", "bind").counter().count()).isEqualTo(1);
         unstick.countDown();
+    }
+
+    @Test
+    void aFilterOnTheIoThreadRunsOnTheCallersThreadAndALateAnswerIsCountedNotReplaced() throws Exception {
+        List<Thread> ran = Collections.synchronizedList(new ArrayList<>());
+        PlacementDecisions slow = new RecordingDecisions() {
+            @Override
+            public List<NodeVerdict> filter(ExtenderPod pod, List<String> nodeNames) {
+                ran.add(Thread.currentThread());
+                try {
+                    Thread.sleep(DEADLINE.toMillis() + 100); // stands for a long CPU-bound judgement
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return nodeNames.stream().map(n -> new NodeVerdict(n, List.of(new dev.railyard.scheduler.engine
+                        .Reason(dev.railyard.scheduler.engine.ReasonCode.POOL_EXHAUSTED, "IP pool exhausted",
+                        "late")))).toList();
+            }
+        };
+        Map<String, VerbHandler> verbs = gated(new KubeExtender(slow, (pod, node, a) -> { }, 50, registry).verbs());
+        VerbHandler filter = verbs.get("filter");
+        assertThat(filter.threading()).isEqualTo(VerbHandler.Threading.IO_THREAD);
+        assertThat(verbs.get("bind").threading()).isEqualTo(VerbHandler.Threading.OWN_THREAD);
+        JsonNode reply = JSON.readTree(filter.handle(WireResources.load("kube/filter-nodenames.json")).body());
+        assertThat(ran).containsExactly(Thread.currentThread());
+        // the verb's own (late) answer, not the fail-open fallback: every node refused with its reason
+        assertThat(reply.path("NodeNames")).isEmpty();
+        assertThat(reply.path("FailedNodes").path("gpu-a-017").asText()).contains("late");
+        assertThat(registry.get("railyard_deadline_late_answers").tag("verb", "filter").counter().count())
+                .isEqualTo(1);
+        assertThat(registry.find("railyard_deadline_answers").tag("verb", "filter").counter()).isNull();
     }
 
     @Test

@@ -74,11 +74,16 @@ public final class KubeExtender {
         this.metrics = new DecisionMetrics(registry, PROTOCOL);
     }
 
-    /** Verb name to handler, for mounting under {@link #PREFIX}. */
+    /**
+     * Verb name to handler, for mounting under {@link #PREFIX}. {@code filter} and {@code prioritize} answer on the
+     * server's I/O thread ({@link VerbHandler.Threading#IO_THREAD}: {@link PlacementDecisions#filterAndHold} and
+     * {@link PlacementDecisions#score} never block); {@code bind} creates the Binding through the API server, so it
+     * runs on its own thread.
+     */
     public Map<String, VerbHandler> verbs() {
         Map<String, VerbHandler> v = new LinkedHashMap<>();
-        v.put("filter", this::filter);
-        v.put("prioritize", this::prioritize);
+        v.put("filter", VerbHandler.onIoThread(this::filter));
+        v.put("prioritize", VerbHandler.onIoThread(this::prioritize));
         v.put("bind", this::bind);
         return v;
     }

@@ -76,11 +76,18 @@ public final class VolcanoExtender {
         this.metrics = new DecisionMetrics(registry, PROTOCOL);
     }
 
-    /** Verb name to handler, for mounting under {@link #PREFIX}. */
+    /**
+     * Verb name to handler, for mounting under {@link #PREFIX}. {@code predicate} and {@code prioritize} (parse,
+     * {@link PlacementDecisions#filter}/{@link PlacementDecisions#score}, write) and the constant verbs answer on the
+     * server's I/O thread ({@link VerbHandler.Threading#IO_THREAD}): Volcano fans predicate out 16-way, and a hand-off
+     * to another thread per call cost tail latency (docs/adr/0017-netty-transport.md). The others run on their own
+     * thread: {@code allocateFunc}/{@code deallocateFunc} write holds on pods through the API server,
+     * {@code jobEnqueueable} plans a whole gang.
+     */
     public Map<String, VerbHandler> verbs() {
         Map<String, VerbHandler> v = new LinkedHashMap<>();
-        v.put("predicate", this::predicate);
-        v.put("prioritize", this::prioritize);
+        v.put("predicate", VerbHandler.onIoThread(this::predicate));
+        v.put("prioritize", VerbHandler.onIoThread(this::prioritize));
         v.put("jobEnqueueable", this::jobEnqueueable);
         v.put("jobReady", this::jobReady);
         v.put("allocateFunc", this::allocateFunc);
@@ -276,6 +283,11 @@ public final class VolcanoExtender {
             @Override
             public boolean readsBody() {
                 return false;
+            }
+
+            @Override
+            public Threading threading() {
+                return Threading.IO_THREAD;
             }
         };
     }
