@@ -35,12 +35,12 @@ final class Listener extends ChannelInitializer<Channel> {
     static final int MAX_HEADER_BYTES = 64 * 1024;
     /**
      * Largest body a verb declared {@link dev.railyard.scheduler.protocol.VerbHandler.Threading#IO_THREAD} is
-     * answered with on the event loop: 1 MiB. Parsing and judging cost about 3 ms of CPU per MB on the measured
+     * answered with on the event loop: 1 MiB. Parsing and judging cost 3-5 ms of CPU per MB on the measured
      * paths (a 19 MB Volcano prioritize took 54-99 ms per call, docs/adr/0017-netty-transport.md), so a body at
      * the limit holds the loop's other connections a few milliseconds; a larger one (prioritize over 100
      * NodeInfos, a non-cache kube filter with full Node objects) goes to a virtual thread, which costs one hand-off
-     * but keeps the loop free. Volcano's predicate body (~130 KB at 18 pods on the node) and a kube filter of
-     * 5,000 node names (~100 KB) stay inline.
+     * but keeps the loop free. Volcano's predicate body (~127 KB with 18 pods on the node) and a kube filter of
+     * 5,000 node names (~70 KB) stay inline.
      */
     static final int MAX_INLINE_BODY = 1 << 20;
     /** Largest body part handed over at once (parts are slices of the read buffer, not copies). */

@@ -103,7 +103,13 @@ class RequestBodyBudgetTest {
              Socket second = new Socket(InetAddress.getLoopbackAddress(), port)) {
             holder.getOutputStream().write(head(60 << 20));
             holder.getOutputStream().flush();
-            Thread.sleep(300);
+            // the holder must hold its share before the second asks: with one event loop per core the two
+            // connections may be served by different loops, so the order of arrival alone does not say it
+            long until = System.nanoTime() + 10_000_000_000L;
+            String held = "railyard_extender_request_body_in_flight_bytes " + (double) ((HEAP_MIB << 20) / 4);
+            while (!metrics().contains(held) && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
             second.setSoTimeout(10_000);
             second.getOutputStream().write(head(1 << 20));
             second.getOutputStream().flush();
