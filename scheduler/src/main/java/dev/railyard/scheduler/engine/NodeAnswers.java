@@ -181,6 +181,7 @@ public final class NodeAnswers {
         private ConcurrentMap<String, Answer> filterAnswers;
         private ConcurrentMap<String, Answer> scoreAnswers;
         private ProximityScore.Members members;
+        private ScoreTerm.Value sharedHeadroom;
 
         private Judge(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx,
                       PoolVerdict shared) {
@@ -247,7 +248,16 @@ public final class NodeAnswers {
                 }
                 proximity = ProximityScore.of(node, members);
             }
-            return withTerms(base, proximity, v == null ? null : IpHeadroomScore.of(v));
+            ScoreTerm.Value headroom = null;
+            if (v != null && v == shared) {
+                if (sharedHeadroom == null) {
+                    sharedHeadroom = IpHeadroomScore.of(shared);   // the same verdict for every node of the call
+                }
+                headroom = sharedHeadroom;
+            } else if (v != null) {
+                headroom = IpHeadroomScore.of(v);
+            }
+            return withTerms(base, proximity, headroom);
         }
     }
 
