@@ -291,6 +291,9 @@ public final class ClusterScaleBenchmark {
                     () -> load.predicates(o.predicateWorkers(), o.quietSeconds()));
             row.quietFilter = phase(serve, row, "quiet kube filter", "quiet",
                     () -> load.kubeFilters(o.filterWorkers(), o.quietSeconds()));
+            // the same conditions as the --no-cluster prioritize it is compared with (no churn)
+            row.quietPrioritize = phase(serve, row, "quiet prioritize", "quiet",
+                    () -> load.prioritizes(o.prioritizeWorkers(), o.quietSeconds(), o.prioritizeNodes()));
             firstCallAfterChange(o, load, churn, row);
             if (o.quietStorm()) {
                 row.quietStorm = storm(o, serve, load, row, "quiet storm");

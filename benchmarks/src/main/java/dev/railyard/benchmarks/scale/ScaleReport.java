@@ -35,6 +35,7 @@ final class ScaleReport {
         DecisionLoad.Latency filter;
         DecisionLoad.Latency quietPredicate;
         DecisionLoad.Latency quietFilter;
+        DecisionLoad.Latency quietPrioritize;
         double firstCallP50Ms;
         double firstCallMaxMs;
         double nextCallP50Ms;
@@ -157,10 +158,11 @@ final class ScaleReport {
             if (r.error == null) {
                 out.printf(Locale.ROOT, "%,d nodes, %s: decisions during the measurements %s; errors: predicate %d, "
                                 + "prioritize %d, filter %d, storm %d; serve CPU %.0f s in all, per call (ms) %s; "
-                                + "prioritize --no-cluster p50/p99 ms %s%n",
+                                + "prioritize quiet p50/p99 ms %s, --no-cluster (quiet) p50/p99 ms %s; "
+                                + "quiet storm / --no-cluster %s%n",
                         r.nodes, r.jar, r.decisions, r.predicate.errors(), r.prioritize.errors(), r.filter.errors(),
                         r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds, rounded(r.serveCpuMsPerCall),
-                        pp(r.noClusterPrioritize));
+                        pp(r.quietPrioritize), pp(r.noClusterPrioritize), ratio(r.quietStorm, r));
             }
         }
     }
@@ -187,10 +189,15 @@ final class ScaleReport {
     }
 
     private static String ratio(Row r) {
-        if (r.storm == null || r.noClusterStorm == null) {
+        return ratio(r.storm, r);
+    }
+
+    /** @return the storm's wall time over the same calls' against {@code --no-cluster} */
+    private static String ratio(DecisionLoad.Storm storm, Row r) {
+        if (storm == null || r.noClusterStorm == null) {
             return "–";
         }
-        double real = r.storm.capped() ? r.storm.projectedSeconds() : r.storm.seconds();
+        double real = storm.capped() ? storm.projectedSeconds() : storm.seconds();
         double base = r.noClusterStorm.capped() ? r.noClusterStorm.projectedSeconds() : r.noClusterStorm.seconds();
         return String.format(Locale.ROOT, "%.2f×", real / base);
     }

@@ -28,7 +28,8 @@ import java.util.concurrent.ConcurrentMap;
  * per call when the pod's networks draw from the same pools on every node
  * ({@link dev.railyard.scheduler.ipam.AddressPools#sameOnEveryNode}):
  * a pool refusal is appended to the cached reasons, and the score's {@code ipHeadroom} term is recomputed and the
- * weighted mean taken again, both exactly as {@link PlacementEngine} does them.
+ * weighted mean taken again, both exactly as {@link PlacementEngine} does them. The score's {@code proximity} term is
+ * recomputed the same way from the gang's placed members, which differ per task ({@link #scoreContext}).
  *
  * <p>Thread-safe. At most {@value #QUESTIONS} questions are kept (least recently used first out), each with an
  * answer per node asked about.
@@ -179,6 +180,8 @@ public final class NodeAnswers {
         private final PoolVerdict shared;
         private ConcurrentMap<String, Answer> filterAnswers;
         private ConcurrentMap<String, Answer> scoreAnswers;
+        private ProximityScore.Members members;
+        private ScoreTerm.Value sharedHeadroom;
 
         private Judge(ClusterSnapshot s, PodRequest pod, PlacementPolicy policy, GangContext ctx,
                       PoolVerdict shared) {
@@ -227,17 +230,34 @@ public final class NodeAnswers {
             if (ns == null) {
                 return engine.score(s, pod, policy, node, ctx);
             }
+            GangContext railsOnly = scoreContext(ctx);
             if (scoreAnswers == null) {
-                scoreAnswers = scores.get(question(s, pod, policy, ctx), k -> new ConcurrentHashMap<>());
+                scoreAnswers = scores.get(question(s, pod, policy, railsOnly), k -> new ConcurrentHashMap<>());
             }
             Answer a = scoreAnswers.get(node);
             if (a == null || a.node() != ns) {
-                a = new Answer(ns, engine.score(withoutPools(s), pod, policy, node, ctx));
+                a = new Answer(ns, engine.score(withoutPools(s), pod, policy, node, railsOnly));
                 scoreAnswers.put(node, a);
             }
             NodeScore base = (NodeScore) a.value();
             PoolVerdict v = pools(s, pod, node, shared);
-            return v == null ? base : withHeadroom(base, v);
+            ScoreTerm.Value proximity = null;
+            if (railsOnly != ctx) {
+                if (members == null) {
+                    members = ProximityScore.Members.of(s.fabric(), ctx);
+                }
+                proximity = ProximityScore.of(node, members);
+            }
+            ScoreTerm.Value headroom = null;
+            if (v != null && v == shared) {
+                if (sharedHeadroom == null) {
+                    sharedHeadroom = IpHeadroomScore.of(shared);   // the same verdict for every node of the call
+                }
+                headroom = sharedHeadroom;
+            } else if (v != null) {
+                headroom = IpHeadroomScore.of(v);
+            }
+            return withTerms(base, proximity, headroom);
         }
     }
 
@@ -249,23 +269,39 @@ public final class NodeAnswers {
     }
 
     /**
-     * The score with its {@code ipHeadroom} term made from the pools' verdict by {@link IpHeadroomScore}, and the
-     * terms' weighted mean taken again as {@link WeightedScore} takes it.
+     * The part of a gang context {@link PlacementEngine#score} reads for every term but proximity: the rail vector
+     * ({@link RailScore} and the rail demand of the local selection). Only {@link ProximityScore} reads the placed
+     * members, and their list differs per task (each leaves itself out), so a gang's tasks share one cached score
+     * per node and proximity is computed per call.
+     *
+     * @return {@code ctx} itself when no member is placed, else the context without its members
      */
-    static NodeScore withHeadroom(NodeScore base, PoolVerdict v) {
-        int at = -1;
-        for (int i = 0; i < base.terms().size(); i++) {
-            if (base.terms().get(i).name().equals("ipHeadroom")) {
-                at = i;
+    static GangContext scoreContext(GangContext ctx) {
+        return ctx.placed().isEmpty() ? ctx : new GangContext(List.of(), ctx.rails());
+    }
+
+    /**
+     * The score with its {@code proximity} and {@code ipHeadroom} terms replaced where given, and the terms' weighted
+     * mean taken again as {@link WeightedScore} takes it.
+     *
+     * @param proximity the proximity to the placed members ({@link ProximityScore}), or null to keep the base's
+     * @param headroom  the pools' headroom ({@link IpHeadroomScore}), or null to keep the base's
+     */
+    static NodeScore withTerms(NodeScore base, ScoreTerm.Value proximity, ScoreTerm.Value headroom) {
+        List<NodeScore.Term> terms = new ArrayList<>(base.terms());
+        boolean changed = false;
+        for (int i = 0; i < terms.size(); i++) {
+            NodeScore.Term old = terms.get(i);
+            ScoreTerm.Value now = old.name().equals("proximity") ? proximity
+                    : old.name().equals("ipHeadroom") ? headroom : null;
+            if (now != null) {
+                terms.set(i, new NodeScore.Term(old.name(), now.value(), old.weight(), now.why()));
+                changed = true;
             }
         }
-        if (at < 0) {
-            return base; // the pod does not fit: score 0, no terms to weigh
+        if (!changed) {
+            return base; // nothing given, or the pod does not fit (score 0, one "pairing" term: nothing to weigh)
         }
-        ScoreTerm.Value ip = IpHeadroomScore.of(v);
-        List<NodeScore.Term> terms = new ArrayList<>(base.terms());
-        NodeScore.Term old = terms.get(at);
-        terms.set(at, new NodeScore.Term(old.name(), ip.value(), old.weight(), ip.why()));
         double num = 0;
         double den = 0;
         for (NodeScore.Term t : terms) {

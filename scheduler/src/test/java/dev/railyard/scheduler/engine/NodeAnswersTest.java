@@ -69,9 +69,17 @@ class NodeAnswersTest {
     private static final List<PlacementPolicy> POLICIES = List.of(PlacementPolicy.defaults(),
             new PlacementPolicy(AffinityPolicy.REQUIRED, PcieDistance.PXB, AffinityPolicy.REQUIRED,
                     new FabricScope(1, true), null, null));
-    /** No members placed; one on gpu-a; one on gpu-b: answers must follow the context exactly where it counts. */
+    /**
+     * No members placed; one on gpu-a; one on gpu-b; two members (one on a node the fabric does not know) with and
+     * without a rail vector: answers must follow the context exactly where it counts. The placed lists differ while
+     * the rail vector is the same, so the scores share one cached base per node and only proximity is recomputed
+     * ({@link NodeAnswers#scoreContext}).
+     */
     private static final List<GangContext> CONTEXTS = List.of(GangContext.none(),
-            new GangContext(List.of("gpu-a"), null), new GangContext(List.of("gpu-b"), null));
+            new GangContext(List.of("gpu-a"), null), new GangContext(List.of("gpu-b"), null),
+            new GangContext(List.of("gpu-a", "gpu-x"), null),
+            new GangContext(List.of("gpu-b", "gpu-a"), new RailVector(new int[]{2})),
+            new GangContext(List.of("gpu-b"), new RailVector(new int[]{2})));
 
     private void assertAnswersAreTheEngines(ClusterSnapshot s, PodRequest pod) {
         for (PlacementPolicy policy : POLICIES) {
@@ -93,6 +101,17 @@ class NodeAnswersTest {
             assertThat(answers.score(s, pod, policy, n, ctx, shared)).isEqualTo(score);
             assertThat(answers.score(s, pod, policy, n, ctx, null)).isEqualTo(score);
         }
+    }
+
+    @Test
+    void tasksOfOneGangShareTheScoreQuestionWhateverTheirPlacedMembers() {
+        GangContext none = GangContext.none();
+        assertThat(NodeAnswers.scoreContext(none)).isSameAs(none);
+        RailVector two = new RailVector(new int[]{2});
+        // task 0 sees member 1 on gpu-b, task 1 sees member 0 on gpu-a: one question, the rail vector kept
+        assertThat(NodeAnswers.scoreContext(new GangContext(List.of("gpu-b"), two)))
+                .isEqualTo(NodeAnswers.scoreContext(new GangContext(List.of("gpu-a"), two)))
+                .isEqualTo(new GangContext(List.of(), two));
     }
 
     @Test

@@ -11,11 +11,14 @@ import java.util.TreeMap;
  * <p>Domain ids are small non-negative integers unique within one {@link FabricModel} and tier; -1 means unknown.
  */
 public final class FabricPosition {
+    private static final int DENSE_RAILS = 64;
     private final String node;
     private final Map<Integer, String> railSwitch;
     private final Map<Integer, int[]> railDomains;
     private final String defaultSwitch;
     private final int[] defaultDomains;
+    /** Each rail's domains by rail index (the default's where the rail has none), for rails 0 to 63; else null. */
+    private final int[][] denseDomains;
 
     FabricPosition(String node, Map<Integer, String> railSwitch, Map<Integer, int[]> railDomains,
                    String defaultSwitch, int[] defaultDomains) {
@@ -24,6 +27,23 @@ public final class FabricPosition {
         this.railDomains = new TreeMap<>(railDomains);
         this.defaultSwitch = defaultSwitch;
         this.defaultDomains = defaultDomains;
+        this.denseDomains = dense(this.railDomains);
+    }
+
+    /** Rails are small indexes (a node has a handful of HCAs): one array read instead of a map lookup per call. */
+    private int[][] dense(Map<Integer, int[]> byRail) {
+        int max = -1;
+        for (int rail : byRail.keySet()) {
+            if (rail < 0 || rail >= DENSE_RAILS) {
+                return null;
+            }
+            max = Math.max(max, rail);
+        }
+        int[][] dense = new int[max + 1][];
+        for (int r = 0; r <= max; r++) {
+            dense[r] = byRail.get(r);
+        }
+        return dense;
     }
 
     /** @return the node name */
@@ -56,7 +76,12 @@ public final class FabricPosition {
      * @return the domain id of the rail's switch at that tier, or -1 when unknown
      */
     public int domain(int rail, int tier) {
-        int[] d = railDomains.get(rail);
+        int[] d;
+        if (denseDomains == null) {
+            d = railDomains.get(rail);
+        } else {
+            d = rail >= 0 && rail < denseDomains.length ? denseDomains[rail] : null;
+        }
         if (d == null) {
             d = defaultDomains;
         }
