@@ -35,6 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   --server railyard|helidon   start that server in this JVM on a loopback port (default railyard: the
  *                          extender's own ExtenderServer, on Netty since docs/adr/0017-netty-transport.md)
  *   --url http://127.0.0.1:PORT   use a server already running (e.g. railyard serve); loopback only
+ *   --decide-on-io-threads true|false   railyard only: false runs every verb on a virtual thread, as before the
+ *                          verbs on the event loop (docs/adr/0017-netty-transport.md); default true
  *   --scenarios predicate,prioritize,filter   (default all three)
  *   --workers 16 --idle 2 --seconds 10 --warmup-seconds 5
  * java -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.ExtenderLoad serve --server railyard --port 18080
@@ -50,7 +52,8 @@ public final class ExtenderLoad {
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = options(args);
         if (args.length > 0 && args[0].equals("serve")) {
-            AutoCloseable s = startServer(opt.getOrDefault("server", "railyard"), Integer.parseInt(opt.getOrDefault("port", "18080")));
+            AutoCloseable s = startServer(opt.getOrDefault("server", "railyard"),
+                    Integer.parseInt(opt.getOrDefault("port", "18080")), inline(opt));
             System.out.println("serving; stop with Ctrl-C");
             new CountDownLatch(1).await();
             s.close();
@@ -71,10 +74,10 @@ public final class ExtenderLoad {
             label = opt.get("url");
         } else {
             String kind = opt.getOrDefault("server", "railyard");
-            var started = startServer(kind, 0);
+            var started = startServer(kind, 0, inline(opt));
             server = started;
             target = new InetSocketAddress(InetAddress.getLoopbackAddress(), started.port());
-            label = kind + " in-process";
+            label = kind + " in-process" + (inline(opt) ? "" : ", every verb on a virtual thread");
         }
         if (!target.getAddress().isLoopbackAddress()) {
             throw new IllegalArgumentException("targets must be loopback addresses, got " + target);
@@ -174,7 +177,15 @@ public final class ExtenderLoad {
         int port();
     }
 
-    static Started startServer(String kind, int port) throws Exception {
+    static boolean inline(Map<String, String> opt) {
+        String v = opt.getOrDefault("decide-on-io-threads", "true");
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException("--decide-on-io-threads must be true or false, got " + v);
+        }
+        return v.equals("true");
+    }
+
+    static Started startServer(String kind, int port, boolean inline) throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         PlacementDecisions decisions = new NeutralPlacementDecisions(50, "load generator: no engine");
         Map<String, VerbHandler> routes = new LinkedHashMap<>();
@@ -182,6 +193,9 @@ public final class ExtenderLoad {
                 new VolcanoExtender(decisions, VolcanoSettings.DEFAULTS, registry).verbs()));
         routes.putAll(ExtenderServer.mount(KubeExtender.PREFIX,
                 new KubeExtender(decisions, Binder.unwired(), 50, registry).verbs()));
+        if (!inline) {
+            routes.replaceAll((path, h) -> VerbHandler.offIoThread(h));
+        }
         InetAddress lo = InetAddress.getLoopbackAddress();
         switch (kind) {
             case "railyard" -> {
