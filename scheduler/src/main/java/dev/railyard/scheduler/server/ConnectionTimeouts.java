@@ -10,13 +10,16 @@ import java.util.Objects;
  * <ul>
  *   <li>{@code requestRead}: from the first byte of a request until its body has been read to the end; past it
  *       the connection is closed (a verb's request cut this way counts as {@code client_gone}). A new connection
- *       that sends nothing at all is closed after the lesser of this and the idle timeout.</li>
+ *       that sends nothing at all is closed after the lesser of this and the idle timeout. Also the longest time a
+ *       reply may take to be written out once sent: a client that does not read it is closed
+ *       ({@code slow_reader}).</li>
  *   <li>{@code idle}: a keep-alive connection between requests is closed after this.</li>
  *   <li>{@code maxIdleConnections}: with this many connections of the listener idle already, a connection is
  *       closed after its response instead of being kept.</li>
  * </ul>
  *
- * @param requestRead        longest time from a request's first byte to the end of its body, 100 ms to 24 h
+ * @param requestRead        longest time from a request's first byte to the end of its body, and from a reply's
+ *                           sending to its last byte written, 100 ms to 24 h
  * @param idle               longest time a keep-alive connection waits for its next request, 100 ms to 24 h
  * @param maxIdleConnections idle keep-alive connections kept at most, &gt;= 0 (0: close every connection after its
  *                           response)

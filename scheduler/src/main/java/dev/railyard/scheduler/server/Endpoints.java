@@ -184,6 +184,11 @@ final class Endpoints {
         return lease.grow(RequestBodyBudget.CHUNK) ? null : busy(route);
     }
 
+    /** Charges an unwritten reply to the body budget ({@link RequestBodyBudget#chargeReply}); never blocks. */
+    RequestBodyBudget.Lease chargeReply(long replyBytes) {
+        return bodyBudget.chargeReply(replyBytes);
+    }
+
     /** 413 for a declared length over the limit ({@code declared} &gt;= 0) or a streamed body past it (-1). */
     Answer tooLarge(Route route, long declared) {
         metrics.error(route.protocol(), route.verb(), "too_large");

@@ -6,27 +6,21 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -260,7 +254,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
 
     private void admit() {
         Exchange e = ex;
-        Caller caller = caller(e.request);
+        Caller caller = listener.caller(ssl, e.request, ctx.channel().remoteAddress());
         Endpoints.Admission now = endpoints.admitNow(e.route, caller, e.declared);
         if (now != null) {
             admitted(e, caller, now);
@@ -452,20 +446,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void framingFailure(Throwable cause) {
-        String name = ex.route != null ? ex.name() + ": " : "";
-        if (cause instanceof TooLongHttpLineException) {
-            endpoints.metrics().error("http", "framing", "too_large");
-            send(Answer.closing(414, "request line longer than " + Listener.MAX_REQUEST_LINE + " bytes"));
-        } else if (cause instanceof TooLongHttpHeaderException) {
-            endpoints.metrics().error("http", "framing", "too_large");
-            send(Answer.closing(431, "request header section longer than " + Listener.MAX_HEADER_BYTES + " bytes"));
-        } else if (cause instanceof TooLongFrameException) {
-            endpoints.metrics().error("http", "framing", "too_large");
-            send(Answer.closing(400, name + "malformed request: " + Answer.oneLine(cause.getMessage())));
-        } else {
-            String what = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-            badRequest(name + "malformed request: " + Answer.oneLine(what));
-        }
+        Answer a = HttpFraming.framingFailure(cause, ex.route != null ? ex.name() + ": " : "", endpoints.metrics());
+        LOG.debug("bad request from {}: {}", ctx.channel().remoteAddress(), a.reply().bodyText().strip());
+        send(a);
     }
 
     private void send(Answer a) {
@@ -481,7 +464,16 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         ex = null;
         e.releaseLease();
         endInFlight();
+        int replyBytes = response.content().readableBytes();
         ChannelFuture written = ctx.writeAndFlush(response);
+        if (!written.isDone()) {
+            // a reply the client has not taken counts against the body budget until it is out, and is given up
+            // after the request-read timeout (armed before the listener below, which arms the idle clock when the
+            // write is done already)
+            RequestBodyBudget.Lease charge = endpoints.chargeReply(replyBytes);
+            written.addListener(f -> charge.close());
+            arm(listener.timeouts.requestRead(), () -> replyNotTaken(e));
+        }
         written.addListener(f -> {
             if (e.route != null) {
                 endpoints.metrics().request(e.protocol(), e.verb(), a.status(), System.nanoTime() - e.startNanos);
@@ -492,6 +484,22 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
                 awaitNextRequest();
             }
         });
+    }
+
+    /**
+     * The reply is still not written a request-read timeout after it was sent: the client is not reading (or too
+     * slowly for any scheduler's own timeout). Close, which frees the reply's buffers (docs/hostile-input.md).
+     */
+    private void replyNotTaken(Exchange e) {
+        if (state == State.WRITING || state == State.CLOSING) {
+            // an unknown path is the caller's text: not a metric tag, and escaped in the log
+            String verb = e.route != null ? e.verb()
+                    : java.util.Set.of("/healthz", "/readyz", "/metrics").contains(e.path) ? e.path : "unknown";
+            endpoints.metrics().error(e.protocol(), verb, "slow_reader");
+            LOG.debug("closing connection from {}: {} reply not taken within {} ms", ctx.channel().remoteAddress(),
+                    Answer.oneLine(e.name()), listener.timeouts.requestRead().toMillis());
+            ctx.close();
+        }
     }
 
     private void awaitNextRequest() {
@@ -570,20 +578,5 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         } catch (RejectedExecutionException stopped) {
             // the server is stopping; its connections are closed with the loop
         }
-    }
-
-    /**
-     * The client certificates verified against the client CA (or why they were refused) and the bearer token of
-     * the request; a listener without a client CA reports no certificate.
-     */
-    private Caller caller(HttpRequest req) {
-        ClientCertificateVerifier.Verdict verdict = listener.verifier != null && ssl != null
-                ? listener.verifier.verify(ssl.engine().getSession()) : ClientCertificateVerifier.Verdict.NONE;
-        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-        Optional<String> token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
-                && auth.length() > 7 ? Optional.of(auth.substring(7).strip()) : Optional.empty();
-        String remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a
-                ? ExtenderServer.url("tcp", a.getHostString(), a.getPort()).substring(6) : "unknown";
-        return new Caller(verdict.chain(), token, remote, Optional.ofNullable(verdict.refusal()));
     }
 }

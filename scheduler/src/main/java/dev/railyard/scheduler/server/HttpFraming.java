@@ -11,6 +11,10 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+
 import java.util.List;
 
 /** HTTP/1.1 details of {@link HttpConnection}: request targets, transfer codings, and replies as Netty writes them. */
@@ -61,5 +65,30 @@ final class HttpFraming {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
         return resp;
+    }
+
+    /**
+     * The closing answer to a request the decoder refused, counted in {@code metrics}: 414 for a request line over
+     * {@link Listener#MAX_REQUEST_LINE}, 431 for a header section over {@link Listener#MAX_HEADER_BYTES}, else 400
+     * {@code <name>malformed request: <what the decoder found>}.
+     *
+     * @param name the verb and a colon ({@code "volcano predicate: "}), or empty
+     */
+    static Answer framingFailure(Throwable cause, String name, ServerMetrics metrics) {
+        if (cause instanceof TooLongHttpLineException) {
+            metrics.error("http", "framing", "too_large");
+            return Answer.closing(414, "request line longer than " + Listener.MAX_REQUEST_LINE + " bytes");
+        }
+        if (cause instanceof TooLongHttpHeaderException) {
+            metrics.error("http", "framing", "too_large");
+            return Answer.closing(431, "request header section longer than " + Listener.MAX_HEADER_BYTES + " bytes");
+        }
+        if (cause instanceof TooLongFrameException) {
+            metrics.error("http", "framing", "too_large");
+            return Answer.closing(400, name + "malformed request: " + Answer.oneLine(cause.getMessage()));
+        }
+        metrics.error("http", "framing", "malformed_request");
+        String what = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return Answer.closing(400, name + "malformed request: " + Answer.oneLine(what));
     }
 }

@@ -105,4 +105,24 @@ final class Listener extends ChannelInitializer<Channel> {
         p.addLast("encoder", new HttpResponseEncoder());
         p.addLast("exchange", connection);
     }
+
+    /**
+     * The caller of a request on a connection of this listener: the client certificates verified against the client
+     * CA (or why they were refused), the request's bearer token, and the remote address; a listener without a
+     * client CA reports no certificate.
+     *
+     * @param ssl the connection's TLS handler, or null on plain HTTP
+     */
+    dev.railyard.scheduler.protocol.Caller caller(SslHandler ssl, io.netty.handler.codec.http.HttpRequest req,
+                                                 java.net.SocketAddress remoteAddress) {
+        ClientCertificateVerifier.Verdict verdict = verifier != null && ssl != null
+                ? verifier.verify(ssl.engine().getSession()) : ClientCertificateVerifier.Verdict.NONE;
+        String auth = req.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION);
+        java.util.Optional<String> token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+                && auth.length() > 7 ? java.util.Optional.of(auth.substring(7).strip()) : java.util.Optional.empty();
+        String remote = remoteAddress instanceof java.net.InetSocketAddress a
+                ? ExtenderServer.url("tcp", a.getHostString(), a.getPort()).substring(6) : "unknown";
+        return new dev.railyard.scheduler.protocol.Caller(verdict.chain(), token, remote,
+                java.util.Optional.ofNullable(verdict.refusal()));
+    }
 }

@@ -30,7 +30,7 @@ public final class RequestBodyBudget {
     private final long bytes;
     private final int permits;
     private final Duration maxWait;
-    private final Semaphore semaphore;
+    private final Budget semaphore;
 
     /**
      * @param bytes   budget in bytes, &gt;= 1 KiB
@@ -48,7 +48,18 @@ public final class RequestBodyBudget {
         this.bytes = bytes;
         this.permits = (int) (bytes / KIB);
         this.maxWait = maxWait;
-        this.semaphore = new Semaphore(permits, true);
+        this.semaphore = new Budget(permits);
+    }
+
+    /** A fair semaphore whose permits may be taken past zero, for {@link #chargeReply}. */
+    private static final class Budget extends Semaphore {
+        Budget(int permits) {
+            super(permits, true);
+        }
+
+        void overdraw(int n) {
+            reducePermits(n);
+        }
     }
 
     /** A budget of {@link #defaultBytes(long) a quarter of this JVM's heap}, waiting {@link #DEFAULT_WAIT}. */
@@ -74,7 +85,7 @@ public final class RequestBodyBudget {
         return maxWait;
     }
 
-    /** Bytes currently held by requests (KiB granularity). */
+    /** Bytes currently held by requests and unwritten replies (KiB granularity; may exceed the budget). */
     public long bytesInFlight() {
         return (long) (permits - semaphore.availablePermits()) * KIB;
     }
@@ -98,6 +109,23 @@ public final class RequestBodyBudget {
     public Optional<Lease> tryAcquireNow(long bodyBytes) {
         Lease lease = new Lease();
         return lease.growNow(bodyBytes) ? Optional.of(lease) : Optional.empty();
+    }
+
+    /**
+     * Charges a reply that is computed but not yet written out (its client has not read it yet) to the budget, at
+     * once and even past it: the reply is in memory already, so nothing can be refused, but until it is written (or
+     * its connection closed) requests wait for their shares as if it were a body. Without it, clients that stop
+     * reading could hold any number of replies (docs/serve.md, "Request bodies in flight").
+     *
+     * @param replyBytes the reply's size, bytes (more than the budget charges the whole budget)
+     * @return the charge, to close once the reply is written or dropped; never blocks
+     */
+    public Lease chargeReply(long replyBytes) {
+        Lease lease = new Lease();
+        int n = permitsFor(replyBytes);
+        semaphore.overdraw(n);
+        lease.held = n;
+        return lease;
     }
 
     private int permitsFor(long n) {

@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  *       {@code too_long}, {@code duplicate_key}, {@code out_of_range}, {@code invalid_name}, {@code too_large},
  *       {@code bad_method}, {@code not_found}, {@code truncated_body}, {@code unauthenticated} (401 before the
  *       body), {@code forbidden}, {@code busy} (429: the request-body budget was full), {@code client_gone},
+ *       {@code slow_reader} (a reply not taken by the client within the request-read timeout: connection closed),
  *       {@code internal});</li>
  *   <li>{@code railyard_extender_request_body_in_flight_bytes} and {@code railyard_extender_request_body_budget_bytes}:
- *       request-body bytes held now, and the budget they may fill ({@link RequestBodyBudget}).</li>
+ *       request-body bytes and unwritten reply bytes held now, and the budget they may fill ({@link RequestBodyBudget}).</li>
  * </ul>
  * Thread-safe; meters are created on first use and cached.
  */
@@ -49,7 +50,7 @@ public final class ServerMetrics {
             return;
         }
         Gauge.builder("railyard.extender.request.body.in.flight", budget, RequestBodyBudget::bytesInFlight)
-                .description("Request-body bytes held in memory now").baseUnit("bytes").register(registry);
+                .description("Request-body and unwritten reply bytes held in memory now").baseUnit("bytes").register(registry);
         Gauge.builder("railyard.extender.request.body.budget", budget, RequestBodyBudget::bytes)
                 .description("Request-body bytes that may be held at once").baseUnit("bytes").register(registry);
     }
