@@ -33,9 +33,10 @@ import java.util.function.Supplier;
  *
  * <p>Where the answer is made: on the loop itself, with no thread hand-off, for a verb declared
  * {@link dev.railyard.scheduler.protocol.VerbHandler.Threading#IO_THREAD} whose body is at most
- * {@link Listener#MAX_INLINE_BODY} bytes, for {@code /healthz}, an unknown path (404) and a wrong method (405);
- * on a virtual thread for every other verb, for a larger body (parsing 19 MB takes tens of milliseconds, during
- * which the loop's other connections would wait), and for {@code /readyz} and {@code /metrics} (the readiness
+ * {@link Listener#MAX_INLINE_BODY} bytes and {@link Listener#MAX_INLINE_QUOTES} quotes, for {@code /healthz}, an
+ * unknown path (404) and a wrong method (405); on a virtual thread for every other verb, for a larger body or one of
+ * many strings (parsing 19 MB, or judging 262,000 node names, takes tens to hundreds of milliseconds, during which
+ * the loop's other connections would wait), and for {@code /readyz} and {@code /metrics} (the readiness
  * probe may build the first cluster view; a scrape formats every meter).
  *
  * <p>Clocks ({@link ConnectionTimeouts}): a request must arrive whole, head and body, within
@@ -287,7 +288,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         }
         if (a.lease() == null) {
             // a verb that ignores its body
-            discardThen(() -> endpoints.handle(e.route, NO_BODY, caller, null), false, answersOnLoop(e.route, 0));
+            discardThen(() -> endpoints.handle(e.route, NO_BODY, caller, null), false, answersOnLoop(e.route, NO_BODY));
             return;
         }
         e.lease = a.lease();
@@ -395,13 +396,13 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         Exchange e = ex;
         byte[] body = e.body();
         RequestBodyBudget.Lease lease = e.takeLease();
-        decide(() -> endpoints.handle(e.route, body, e.caller, lease), false, answersOnLoop(e.route, body.length));
+        decide(() -> endpoints.handle(e.route, body, e.caller, lease), false, answersOnLoop(e.route, body));
     }
 
-    /** Whether a verb's answer to a body of {@code bodyBytes} is made on the loop (see the class comment). */
-    static boolean answersOnLoop(Endpoints.Route route, long bodyBytes) {
+    /** Whether a verb's answer to {@code body} is made on the loop (see the class comment). */
+    static boolean answersOnLoop(Endpoints.Route route, byte[] body) {
         return route.handler().threading() == dev.railyard.scheduler.protocol.VerbHandler.Threading.IO_THREAD
-                && bodyBytes <= Listener.MAX_INLINE_BODY;
+                && Listener.inlineSized(body);
     }
 
     // ---- the reply
