@@ -8,10 +8,8 @@ import dev.railyard.scheduler.input.Quantities;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Reads a core/v1 Pod (Kubernetes camelCase JSON, as both Volcano's {@code TaskInfo.Pod} and kube-scheduler's
@@ -86,56 +84,44 @@ public final class PodJson {
      */
     public static Fields read(JsonParser p, String verb, String path) throws IOException, WireFormatException {
         WireJson.object(p, verb, path);
-        String ns = null, name = null, uid = null, schedulerName = null;
+        Read r = new Read();
+        WireJson.fields(p, verb, path, key -> {
+            switch (key) {
+                case "metadata" -> WireJson.fields(p, verb, path + ".metadata", k -> r.metadata(p, verb, path, k));
+                case "spec" -> WireJson.fields(p, verb, path + ".spec", k -> r.spec(p, verb, path, k));
+                default -> WireJson.skip(p);
+            }
+        });
+        return new Fields(r.namespace, r.name, r.uid, r.labels, r.annotations, r.schedulerName,
+                r.requests.effective(verb, path));
+    }
+
+    /** What {@link #read} has found so far. */
+    private static final class Read {
+        String namespace, name, uid, schedulerName;
         Map<String, String> labels = Map.of(), annotations = Map.of();
-        Requests requests = new Requests();
-        Set<String> keys = new HashSet<>();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            WireJson.unique(keys, p, verb, path);
-            String key = p.currentName();
-            p.nextToken();
-            if ("metadata".equals(key)) {
-                if (p.currentToken() == JsonToken.VALUE_NULL) {
-                    continue;
-                }
-                WireJson.object(p, verb, path + ".metadata");
-                Set<String> mkeys = new HashSet<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    WireJson.unique(mkeys, p, verb, path + ".metadata");
-                    String mk = p.currentName();
-                    p.nextToken();
-                    switch (mk) {
-                        case "name" -> name = WireJson.string(p, verb, path + ".metadata.name");
-                        case "namespace" -> ns = WireJson.string(p, verb, path + ".metadata.namespace");
-                        case "uid" -> uid = WireJson.string(p, verb, path + ".metadata.uid");
-                        case "labels" -> labels = WireJson.stringMap(p, verb, path + ".metadata.labels");
-                        case "annotations" -> annotations = WireJson.stringMap(p, verb, path + ".metadata.annotations");
-                        default -> WireJson.skip(p);
-                    }
-                }
-            } else if ("spec".equals(key)) {
-                if (p.currentToken() == JsonToken.VALUE_NULL) {
-                    continue;
-                }
-                WireJson.object(p, verb, path + ".spec");
-                Set<String> skeys = new HashSet<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    WireJson.unique(skeys, p, verb, path + ".spec");
-                    String sk = p.currentName();
-                    p.nextToken();
-                    switch (sk) {
-                        case "schedulerName" -> schedulerName = WireJson.string(p, verb, path + ".spec.schedulerName");
-                        case "containers" -> readContainers(p, verb, path + ".spec.containers", requests, false);
-                        case "initContainers" -> readContainers(p, verb, path + ".spec.initContainers", requests, true);
-                        case "overhead" -> requests.overhead = quantities(p, verb, path + ".spec.overhead");
-                        default -> WireJson.skip(p);
-                    }
-                }
-            } else {
-                WireJson.skip(p);
+        final Requests requests = new Requests();
+
+        void metadata(JsonParser p, String verb, String path, String key) throws IOException, WireFormatException {
+            switch (key) {
+                case "name" -> name = WireJson.string(p, verb, path + ".metadata.name");
+                case "namespace" -> namespace = WireJson.string(p, verb, path + ".metadata.namespace");
+                case "uid" -> uid = WireJson.string(p, verb, path + ".metadata.uid");
+                case "labels" -> labels = WireJson.stringMap(p, verb, path + ".metadata.labels");
+                case "annotations" -> annotations = WireJson.stringMap(p, verb, path + ".metadata.annotations");
+                default -> WireJson.skip(p);
             }
         }
-        return new Fields(ns, name, uid, labels, annotations, schedulerName, requests.effective(verb, path));
+
+        void spec(JsonParser p, String verb, String path, String key) throws IOException, WireFormatException {
+            switch (key) {
+                case "schedulerName" -> schedulerName = WireJson.string(p, verb, path + ".spec.schedulerName");
+                case "containers" -> readContainers(p, verb, path + ".spec.containers", requests, false);
+                case "initContainers" -> readContainers(p, verb, path + ".spec.initContainers", requests, true);
+                case "overhead" -> requests.overhead = quantities(p, verb, path + ".spec.overhead");
+                default -> WireJson.skip(p);
+            }
+        }
     }
 
     private static void readContainers(JsonParser p, String verb, String path, Requests requests, boolean init)
@@ -150,41 +136,33 @@ public final class PodJson {
         while (p.nextToken() != JsonToken.END_ARRAY) {
             String cpath = path + "[" + i++ + "]";
             WireJson.object(p, verb, cpath);
-            Map<String, BigDecimal> req = Map.of();
-            boolean restartable = false;
-            Set<String> ckeys = new HashSet<>();
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                WireJson.unique(ckeys, p, verb, cpath);
-                String ck = p.currentName();
-                p.nextToken();
-                if ("resources".equals(ck)) {
-                    if (p.currentToken() == JsonToken.VALUE_NULL) {
-                        continue;
-                    }
-                    WireJson.object(p, verb, cpath + ".resources");
-                    Set<String> rkeys = new HashSet<>();
-                    while (p.nextToken() == JsonToken.FIELD_NAME) {
-                        WireJson.unique(rkeys, p, verb, cpath + ".resources");
-                        String rk = p.currentName();
-                        p.nextToken();
+            Container c = new Container();
+            WireJson.fields(p, verb, cpath, key -> {
+                switch (key) {
+                    case "resources" -> WireJson.fields(p, verb, cpath + ".resources", rk -> {
                         if ("requests".equals(rk)) {
-                            req = quantities(p, verb, cpath + ".resources.requests");
+                            c.requests = quantities(p, verb, cpath + ".resources.requests");
                         } else {
                             WireJson.skip(p);
                         }
-                    }
-                } else if ("restartPolicy".equals(ck)) {
-                    restartable = "Always".equals(WireJson.string(p, verb, cpath + ".restartPolicy"));
-                } else {
-                    WireJson.skip(p);
+                    });
+                    case "restartPolicy" ->
+                            c.restartable = "Always".equals(WireJson.string(p, verb, cpath + ".restartPolicy"));
+                    default -> WireJson.skip(p);
                 }
-            }
+            });
             if (!init) {
-                Requests.add(requests.containers, req);
+                Requests.add(requests.containers, c.requests);
             } else {
-                requests.initContainer(req, restartable);
+                requests.initContainer(c.requests, c.restartable);
             }
         }
+    }
+
+    /** One container's requests and whether it restarts (a sidecar when it is an init container). */
+    private static final class Container {
+        Map<String, BigDecimal> requests = Map.of();
+        boolean restartable;
     }
 
     private static Map<String, BigDecimal> quantities(JsonParser p, String verb, String path)

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Lines the port's answers up with the nodes the scheduler asked about, so an adapter always answers every
@@ -24,59 +25,47 @@ public final class PortAnswers {
 
     /** One verdict per node in {@code nodes}, in order. */
     public static List<NodeVerdict> verdicts(List<String> nodes, List<NodeVerdict> got) {
-        got = got == null ? List.of() : got;
-        if (sameOrder(nodes, got, NodeVerdict::node)) {
-            return got;
-        }
-        Map<String, NodeVerdict> byNode = new HashMap<>(got.size() * 2);
-        for (NodeVerdict v : got) {
-            byNode.putIfAbsent(v.node(), v);
-        }
-        List<NodeVerdict> out = new ArrayList<>(nodes.size());
-        int missing = 0;
-        for (String n : nodes) {
-            NodeVerdict v = byNode.get(n);
-            if (v == null) {
-                missing++;
-                v = NodeVerdict.neutral(n, NO_ANSWER);
-            }
-            out.add(v);
-        }
-        if (missing > 0) {
-            LOG.warn("placement engine answered {} of {} nodes; the other {} pass neutrally",
-                    nodes.size() - missing, nodes.size(), missing);
-        }
-        return out;
+        return inNodeOrder(nodes, got, NodeVerdict::node, n -> NodeVerdict.neutral(n, NO_ANSWER),
+                "placement engine answered {} of {} nodes; the other {} pass neutrally");
     }
 
     /** One score per node in {@code nodes}, in order; a missing node gets {@code neutralScore}. */
     public static List<NodeScore> scores(List<String> nodes, List<NodeScore> got, int neutralScore) {
+        return inNodeOrder(nodes, got, NodeScore::node, n -> NodeScore.neutral(n, neutralScore),
+                "placement engine scored {} of {} nodes; the other {} get the neutral score " + neutralScore);
+    }
+
+    /**
+     * {@code got} lined up with {@code nodes}: the first answer per node, {@code neutral} for a node without one
+     * (logged once per call with {@code warning}, whose three {@code {}} are answered, asked and missing counts).
+     */
+    private static <T> List<T> inNodeOrder(List<String> nodes, List<T> got, Function<T, String> name,
+                                           Function<String, T> neutral, String warning) {
         got = got == null ? List.of() : got;
-        if (sameOrder(nodes, got, NodeScore::node)) {
+        if (sameOrder(nodes, got, name)) {
             return got;
         }
-        Map<String, NodeScore> byNode = new HashMap<>(got.size() * 2);
-        for (NodeScore s : got) {
-            byNode.putIfAbsent(s.node(), s);
+        Map<String, T> byNode = new HashMap<>(got.size() * 2);
+        for (T v : got) {
+            byNode.putIfAbsent(name.apply(v), v);
         }
-        List<NodeScore> out = new ArrayList<>(nodes.size());
+        List<T> out = new ArrayList<>(nodes.size());
         int missing = 0;
         for (String n : nodes) {
-            NodeScore s = byNode.get(n);
-            if (s == null) {
+            T v = byNode.get(n);
+            if (v == null) {
                 missing++;
-                s = NodeScore.neutral(n, neutralScore);
+                v = neutral.apply(n);
             }
-            out.add(s);
+            out.add(v);
         }
         if (missing > 0) {
-            LOG.warn("placement engine scored {} of {} nodes; the other {} get the neutral score {}",
-                    nodes.size() - missing, nodes.size(), missing, neutralScore);
+            LOG.warn(warning, nodes.size() - missing, nodes.size(), missing);
         }
         return out;
     }
 
-    private static <T> boolean sameOrder(List<String> nodes, List<T> got, java.util.function.Function<T, String> name) {
+    private static <T> boolean sameOrder(List<String> nodes, List<T> got, Function<T, String> name) {
         if (got.size() != nodes.size()) {
             return false;
         }

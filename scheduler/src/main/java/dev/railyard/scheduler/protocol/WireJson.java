@@ -228,6 +228,35 @@ public final class WireJson {
         return out;
     }
 
+    /** Reads one field's value; the parser is on the value and must be left on its last token. */
+    @FunctionalInterface
+    public interface FieldReader {
+        void read(String key) throws IOException, WireFormatException;
+    }
+
+    /**
+     * Reads the object the parser is on, calling {@code each} once per key with the parser on that key's value,
+     * and refuses a key given twice. JSON null reads nothing. Leaves the parser on the object's END_OBJECT (or on
+     * the null).
+     *
+     * @throws WireFormatException ({@code WRONG_TYPE}) when the value is neither an object nor null,
+     *                             ({@code DUPLICATE_KEY}) on a repeated key, or whatever {@code each} throws
+     */
+    public static void fields(JsonParser p, String verb, String path, FieldReader each)
+            throws IOException, WireFormatException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return;
+        }
+        object(p, verb, path);
+        Set<String> seen = new HashSet<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            unique(seen, p, verb, path);
+            String key = p.currentName();
+            p.nextToken();
+            each.read(key);
+        }
+    }
+
     /** Requires the current token to start an object (null is not allowed). */
     public static void object(JsonParser p, String verb, String path) throws WireFormatException {
         if (p.currentToken() != JsonToken.START_OBJECT) {
