@@ -17,8 +17,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Brings a just-restored kube-apiserver to the state of one that has been running: every kind serve watches is
- * listed once with {@code resourceVersion=0} (served from the API server's watch cache, as informers list), until the
- * answer is not 429. Right after a restore the API server builds each watch cache lazily and answers 429 "storage is
+ * listed once with {@code resourceVersion=0} (served from the API server's watch cache, which serve's paged lists
+ * read too on Kubernetes 1.35), until the answer is not 429. Right after a restore the API server builds each watch cache lazily and answers 429 "storage is
  * (re)initializing" meanwhile; serve's informers then back off and retry, and time to ready measured the restore,
  * not serve (5,000 nodes: the NodeTopology list alone waited 30-40 s).
  */

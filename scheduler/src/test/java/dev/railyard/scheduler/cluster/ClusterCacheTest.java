@@ -277,6 +277,9 @@ class ClusterCacheTest {
         }
     }
 
-    /** The path of the Pod informer's first list in fabric8 8.0 (all namespaces). */
-    private static final String POD_LIST = "/api/v1/pods?resourceVersion=0";
+    /**
+     * The path of the Pod informer's first list in fabric8 8.0 (all namespaces, first page; without a limit fabric8
+     * asks for {@code resourceVersion=0} instead).
+     */
+    private static final String POD_LIST = "/api/v1/pods?limit=" + ClusterCache.LIST_PAGE;
 }
