@@ -1,0 +1,67 @@
+package dev.railyard.scheduler.cluster;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A watch event of a watched kind decodes straight into the informers' {@link GenericKubernetesResource} once a
+ * {@link ClusterCache} is made with the client (fabric8's AbstractWatchManager converts an event object of another
+ * class, a second and third pass: ClusterCache#decodeWatchedKindsGenerically). Nothing is contacted: decoding only.
+ */
+class WatchEventDecodingTest {
+
+    private static final String POD_EVENT = "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+            + "\"metadata\":{\"name\":\"p0\",\"namespace\":\"prod\",\"uid\":\"u0\"},"
+            + "\"spec\":{\"nodeName\":\"gpu-a1\",\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+            + "{\"nvidia.com/gpu\":\"8\"}}}]},\"status\":{\"phase\":\"Running\"}}}";
+    private static final String NODE_EVENT = "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+            + "\"metadata\":{\"name\":\"gpu-a1\",\"labels\":{\"a\":\"b\"}}}}";
+
+    private static KubernetesClient client() {
+        return new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:1")
+                .build()).build();
+    }
+
+    @Test
+    void podAndNodeEventsDecodeIntoTheGenericTypeWithEveryField() {
+        try (KubernetesClient client = client();
+             ClusterCache cache = new ClusterCache(client, new SimpleMeterRegistry(), Clock.systemUTC(),
+                     Duration.ZERO, Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
+            WatchEvent pod = client.getKubernetesSerialization().unmarshal(POD_EVENT, WatchEvent.class);
+            assertThat(pod.getObject()).isInstanceOf(GenericKubernetesResource.class);
+            GenericKubernetesResource p = (GenericKubernetesResource) pod.getObject();
+            assertThat(p.getMetadata().getName()).isEqualTo("p0");
+            assertThat(p.getMetadata().getUid()).isEqualTo("u0");
+            assertThat(p.get("spec", "nodeName").toString()).isEqualTo("gpu-a1");
+            assertThat(p.get("status", "phase").toString()).isEqualTo("Running");
+            assertThat(((Map<?, ?>) ((Map<?, ?>) ((java.util.List<?>) p.get("spec", "containers")).get(0))
+                    .get("resources")).get("requests")).isEqualTo(Map.of("nvidia.com/gpu", "8"));
+
+            WatchEvent node = client.getKubernetesSerialization().unmarshal(NODE_EVENT, WatchEvent.class);
+            assertThat(node.getObject()).isInstanceOf(GenericKubernetesResource.class);
+            assertThat(((GenericKubernetesResource) node.getObject()).getMetadata().getLabels())
+                    .containsEntry("a", "b");
+        }
+    }
+
+    @Test
+    void aClientNoCacheWasMadeWithKeepsFabric8sTypedDecoding() {
+        // fabric8's default, which the cache changes for its own client only
+        try (KubernetesClient other = client()) {
+            WatchEvent pod = other.getKubernetesSerialization().unmarshal(POD_EVENT, WatchEvent.class);
+            assertThat(pod.getObject()).isInstanceOf(Pod.class);
+        }
+    }
+}
