@@ -230,9 +230,9 @@ public final class ClusterCache implements AutoCloseable {
      * {@link GenericKubernetesResource}, the informers' type. fabric8 otherwise decodes a Pod or Node event into its
      * typed class (Pod, Node) and then converts it to the generic one (serialize and decode again): three passes
      * per event, 94 % of the informer thread's time under the 5,000-node benchmark's churn. Measured on 2,000 pod
-     * events of that cluster: 235 µs of CPU per event before, 100–103 µs after, on a quiet machine (docs/performance.md). Typed
-     * reads of this client ({@code client.pods()...get()}) name their class and are unaffected; the table is the
-     * client's own, so nothing else in the process changes.
+     * events of that cluster on a quiet machine: 235 µs of CPU per event before, 100–103 µs after
+     * (docs/performance.md). Typed reads of this client ({@code client.pods()...get()}) name their class and are
+     * unaffected; the table is the client's own, so nothing else in the process changes.
      */
     static void decodeWatchedKindsGenerically(KubernetesClient client) {
         for (WatchedKind kind : WatchedKind.ALL) {
