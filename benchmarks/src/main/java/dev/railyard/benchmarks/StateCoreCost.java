@@ -338,7 +338,7 @@ public final class StateCoreCost {
         return -1;
     }
 
-    private static String load() {
+    static String load() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (Exception e) {

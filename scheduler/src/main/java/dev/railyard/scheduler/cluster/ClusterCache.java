@@ -229,10 +229,10 @@ public final class ClusterCache implements AutoCloseable {
      * Makes the client decode a watch event's object of every watched kind straight into a
      * {@link GenericKubernetesResource}, the informers' type. fabric8 otherwise decodes a Pod or Node event into its
      * typed class (Pod, Node) and then converts it to the generic one (serialize and decode again): three passes
-     * per event, 94 % of the informer thread's time under the 5,000-node benchmark's churn. Measured on 2,000 pod
-     * events of that cluster on a quiet machine: 235 µs of CPU per event before, 100–103 µs after
-     * (docs/performance.md). Typed reads of this client ({@code client.pods()...get()}) name their class and are
-     * unaffected; the table is the client's own, so nothing else in the process changes.
+     * per event, 94 % of the informer thread's time under the 5,000-node benchmark's churn. On 2,000 pod events
+     * of that cluster ({@code WatchEventDecodeCost}, quiet machine): 264–375 µs of CPU per event before, 89–113 µs
+     * after (docs/performance.md). Typed reads of this client ({@code client.pods()...get()}) name their class and
+     * are unaffected; the table is the client's own, so nothing else in the process changes.
      */
     static void decodeWatchedKindsGenerically(KubernetesClient client) {
         for (WatchedKind kind : WatchedKind.ALL) {
