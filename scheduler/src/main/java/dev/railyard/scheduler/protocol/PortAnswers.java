@@ -26,21 +26,22 @@ public final class PortAnswers {
     /** One verdict per node in {@code nodes}, in order. */
     public static List<NodeVerdict> verdicts(List<String> nodes, List<NodeVerdict> got) {
         return inNodeOrder(nodes, got, NodeVerdict::node, n -> NodeVerdict.neutral(n, NO_ANSWER),
-                "placement engine answered {} of {} nodes; the other {} pass neutrally");
+                "placement engine answered {} of {} nodes; the other {} pass neutrally", null);
     }
 
     /** One score per node in {@code nodes}, in order; a missing node gets {@code neutralScore}. */
     public static List<NodeScore> scores(List<String> nodes, List<NodeScore> got, int neutralScore) {
         return inNodeOrder(nodes, got, NodeScore::node, n -> NodeScore.neutral(n, neutralScore),
-                "placement engine scored {} of {} nodes; the other {} get the neutral score " + neutralScore);
+                "placement engine scored {} of {} nodes; the other {} get the neutral score {}", neutralScore);
     }
 
     /**
      * {@code got} lined up with {@code nodes}: the first answer per node, {@code neutral} for a node without one
-     * (logged once per call with {@code warning}, whose three {@code {}} are answered, asked and missing counts).
+     * (logged once per call with {@code warning}, whose {@code {}} are the answered, asked and missing counts, then
+     * {@code detail} when it is not null).
      */
     private static <T> List<T> inNodeOrder(List<String> nodes, List<T> got, Function<T, String> name,
-                                           Function<String, T> neutral, String warning) {
+                                           Function<String, T> neutral, String warning, Object detail) {
         got = got == null ? List.of() : got;
         if (sameOrder(nodes, got, name)) {
             return got;
@@ -60,7 +61,7 @@ public final class PortAnswers {
             out.add(v);
         }
         if (missing > 0) {
-            LOG.warn(warning, nodes.size() - missing, nodes.size(), missing);
+            LOG.warn(warning, nodes.size() - missing, nodes.size(), missing, detail);
         }
         return out;
     }
