@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -55,6 +56,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     /** Body bytes discarded to keep a connection whose request got an early answer (404, 405); past it, close. */
     static final long KEEP_ALIVE_DRAIN = 64 * 1024;
     private static final byte[] NO_BODY = new byte[0];
+    /** The server's own paths, the only request paths that become a metric tag (any other is the caller's text). */
+    private static final Set<String> SERVER_PATHS = Set.of("/healthz", "/readyz", "/metrics");
 
     private enum State {
         /** waiting for a request (or reading its head) */
@@ -495,7 +498,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         if (state == State.WRITING || state == State.CLOSING) {
             // an unknown path is the caller's text: not a metric tag, and escaped in the log
             String verb = e.route != null ? e.verb()
-                    : java.util.Set.of("/healthz", "/readyz", "/metrics").contains(e.path) ? e.path : "unknown";
+                    : SERVER_PATHS.contains(e.path) ? e.path : "unknown";
             endpoints.metrics().error(e.protocol(), verb, "slow_reader");
             LOG.debug("closing connection from {}: {} reply not taken within {} ms", ctx.channel().remoteAddress(),
                     Answer.oneLine(e.name()), listener.timeouts.requestRead().toMillis());

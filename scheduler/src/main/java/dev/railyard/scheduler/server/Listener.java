@@ -3,13 +3,19 @@ package dev.railyard.scheduler.server;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import dev.railyard.scheduler.protocol.Caller;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.ssl.SslHandler;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -122,17 +128,15 @@ final class Listener extends ChannelInitializer<Channel> {
      *
      * @param ssl the connection's TLS handler, or null on plain HTTP
      */
-    dev.railyard.scheduler.protocol.Caller caller(SslHandler ssl, io.netty.handler.codec.http.HttpRequest req,
-                                                 java.net.SocketAddress remoteAddress) {
+    Caller caller(SslHandler ssl, HttpRequest req, SocketAddress remoteAddress) {
         ClientCertificateVerifier.Verdict verdict = verifier != null && ssl != null
                 ? verifier.verify(ssl.engine().getSession()) : ClientCertificateVerifier.Verdict.NONE;
-        String auth = req.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION);
-        java.util.Optional<String> token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
-                && auth.length() > 7 ? java.util.Optional.of(auth.substring(7).strip()) : java.util.Optional.empty();
-        String remote = remoteAddress instanceof java.net.InetSocketAddress a
+        String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        Optional<String> token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) && auth.length() > 7
+                ? Optional.of(auth.substring(7).strip()) : Optional.empty();
+        String remote = remoteAddress instanceof InetSocketAddress a
                 ? ExtenderServer.url("tcp", a.getHostString(), a.getPort()).substring(6) : "unknown";
-        return new dev.railyard.scheduler.protocol.Caller(verdict.chain(), token, remote,
-                java.util.Optional.ofNullable(verdict.refusal()));
+        return new Caller(verdict.chain(), token, remote, Optional.ofNullable(verdict.refusal()));
     }
 
     /** Whether a body is small enough, in bytes and in strings, to be answered on the event loop. */
