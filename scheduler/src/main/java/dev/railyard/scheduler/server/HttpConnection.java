@@ -50,6 +50,9 @@ import java.util.function.Supplier;
  * Content-Length beside a Transfer-Encoding, a bad chunk), a request line over {@link Listener#MAX_REQUEST_LINE}
  * (414), a header section over {@link Listener#MAX_HEADER_BYTES} (431), and any Transfer-Encoding other than a
  * single {@code chunked} (400; RFC 9112 §6.1, §6.3) get a one-line reason and the connection is closed.
+ *
+ * <p>A connection is closed after its reply by a {@link LingeringClose}: half-closed, what the client still sends is
+ * read and dropped for a bounded time, so that a client still writing a refused body reads the reply.
  */
 final class HttpConnection extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -133,6 +136,8 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
      */
     private final java.util.ArrayDeque<Object> inbox = new java.util.ArrayDeque<>();
     private boolean draining;
+    /** The closing reply is written and {@link LingeringClose} owns the reads from here on. */
+    private boolean lingering;
 
     @Override
     public void channelRead(ChannelHandlerContext c, Object msg) {
@@ -175,6 +180,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         }
         // Read on while the state takes bytes (several socket reads per loop turn, as auto-read does), stop while a
         // request is admitted or decided: what one read decoded beyond that waits in the inbox.
+        if (lingering) {
+            return; // the closing reply is out (perhaps from inside this call): LingeringClose reads now
+        }
         boolean want = wantsBytes() && inbox.isEmpty() && ctx.channel().isActive();
         io.netty.channel.ChannelConfig config = ctx.channel().config();
         if (want != config.isAutoRead()) {
@@ -482,8 +490,12 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             if (e.route != null) {
                 endpoints.metrics().request(e.protocol(), e.verb(), a.status(), System.nanoTime() - e.startNanos);
             }
-            if (close || !f.isSuccess()) {
+            if (!f.isSuccess()) {
                 ctx.close();
+            } else if (close) {
+                cancelTimer();
+                lingering = true;
+                LingeringClose.begin(ctx, ssl);
             } else if (state == State.WRITING) {
                 awaitNextRequest();
             }
