@@ -119,6 +119,9 @@ public final class ScaleControlPlane implements AutoCloseable {
                 "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 "--enable-priority-and-fairness=false", "--profiling=false",
                 "--max-requests-inflight=800", "--max-mutating-requests-inflight=400",
+                // at 20,000 nodes each network's one IPPool holds about 16,800 allocations (1.4 MB): its create
+                // took longer than the default 60 s and was cut with a 504 (docs/performance.md)
+                "--request-timeout=10m",
                 "--cert-dir=" + runDir.resolve("pki/apiserver")), Map.of("GOMAXPROCS", "8", "GOMEMLIMIT", "3GiB"));
         kubeconfig = runDir.resolve("admin.kubeconfig");
         Files.writeString(kubeconfig, """
@@ -136,7 +139,7 @@ public final class ScaleControlPlane implements AutoCloseable {
                 current-context: railyard-scale
                 """.formatted(apiServer, pki.caCert(), pki.adminCert(), pki.adminKey()), StandardCharsets.UTF_8);
         Config config = Config.fromKubeconfig(kubeconfig.toFile());
-        config.setRequestTimeout(120_000);
+        config.setRequestTimeout(600_000); // as the API server's --request-timeout above
         config.setMaxConcurrentRequests(256);
         config.setMaxConcurrentRequestsPerHost(256);
         // HTTP/1.1 over a pool of connections: one HTTP/2 connection carried only a dozen requests at a time here
