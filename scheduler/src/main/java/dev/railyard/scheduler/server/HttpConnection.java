@@ -250,9 +250,12 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         Endpoints.Route route = endpoints.route(path);
         ex = new Exchange(req, path, route, HttpUtil.isTransferEncodingChunked(req) ? -1
                 : HttpUtil.getContentLength(req, 0L));
-        String te = HttpFraming.transferEncodingProblem(req.headers());
-        if (te != null) {
-            badRequest(te);
+        String framing = HttpFraming.transferEncodingProblem(req.headers());
+        if (framing == null) {
+            framing = HttpFraming.hostProblem(req);
+        }
+        if (framing != null) {
+            badRequest(framing);
         } else if (route == null) {
             String method = ex.method;
             discardThen(() -> endpoints.builtIn(method, path), true, Endpoints.builtInOnLoop(path));

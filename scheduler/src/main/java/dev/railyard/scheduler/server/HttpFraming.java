@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -46,6 +47,23 @@ final class HttpFraming {
         }
         return "Transfer-Encoding \"" + Answer.oneLine(String.join(", ", te)) + "\" is not supported: send the body "
                 + "with Content-Length or Transfer-Encoding: chunked alone (RFC 9112 sections 6.1, 6.3)";
+    }
+
+    /**
+     * RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header, and to any request with
+     * more than one. (Go's net/http, which kube-scheduler's and Volcano's extender clients use, always sends one.)
+     *
+     * @return the one-line reason, or null when the request's Host header count is allowed
+     */
+    static String hostProblem(HttpRequest req) {
+        int hosts = req.headers().getAll(HttpHeaderNames.HOST).size();
+        if (hosts > 1) {
+            return hosts + " Host headers: send exactly one (RFC 9112 section 3.2)";
+        }
+        if (hosts == 0 && !HttpVersion.HTTP_1_0.equals(req.protocolVersion())) {
+            return "no Host header: an HTTP/1.1 request must have one (RFC 9112 section 3.2)";
+        }
+        return null;
     }
 
     /** The reply with Content-Type, Content-Length, the answer's headers, and Connection as decided. */

@@ -118,6 +118,11 @@ final class HostileCorpus {
         return concat(utf8(requestLine + "\r\nHost: 127.0.0.1\r\n" + e.headers() + headLines + "\r\n"), rest);
     }
 
+    /** As {@link #raw} without the Host line. */
+    static byte[] rawWithoutHost(Endpoint e, String requestLine, String headLines, byte[] rest) {
+        return concat(utf8(requestLine + "\r\n" + e.headers() + headLines + "\r\n"), rest);
+    }
+
     private static Entry body(String id, String what, byte[] body) {
         return new Entry(id, "body", what, e -> Optional.of(new Probe(request(e, body), Send.ALL, Expect.byOracle(), body)));
     }
@@ -294,6 +299,15 @@ final class HostileCorpus {
                 e -> raw(e, "POST /x/.." + e.path() + " HTTP/1.1", "Content-Length: 2\r\n", utf8("{}"))));
         out.add(new Entry("absolute-uri", "framing", "absolute-form request target http://evil/...",
                 e -> Optional.of(new Probe(raw(e, "POST http://evil" + e.path() + " HTTP/1.1",
+                        "Content-Type: application/json\r\nContent-Length: " + e.base().length + "\r\n", e.base()),
+                        Send.ALL, Expect.byOracle(), e.base()))));
+        // RFC 9112 §3.2: 400 to an HTTP/1.1 request without Host and to any request with two; HTTP/1.0 needs none
+        out.add(framing("host-missing", "an HTTP/1.1 request without a Host header", Send.ALL, Expect.refused(400),
+                e -> rawWithoutHost(e, "POST " + e.path() + " HTTP/1.1", "Content-Length: 2\r\n", utf8("{}"))));
+        out.add(framing("host-twice", "two Host headers", Send.ALL, Expect.refused(400),
+                e -> raw(e, "POST " + e.path() + " HTTP/1.1", "Host: evil\r\nContent-Length: 2\r\n", utf8("{}"))));
+        out.add(new Entry("host-missing-http-1-0", "framing", "an HTTP/1.0 request without a Host header",
+                e -> Optional.of(new Probe(rawWithoutHost(e, "POST " + e.path() + " HTTP/1.0",
                         "Content-Type: application/json\r\nContent-Length: " + e.base().length + "\r\n", e.base()),
                         Send.ALL, Expect.byOracle(), e.base()))));
         out.add(new Entry("http-2-0-line", "framing", "request line HTTP/2.0 over HTTP/1",
