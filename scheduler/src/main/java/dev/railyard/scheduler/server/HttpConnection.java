@@ -19,6 +19,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.time.Duration;
 import java.util.Set;
@@ -180,12 +181,10 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         }
         // Read on while the state takes bytes (several socket reads per loop turn, as auto-read does), stop while a
         // request is admitted or decided: what one read decoded beyond that waits in the inbox.
-        if (lingering) {
-            return; // the closing reply is out (perhaps from inside this call): LingeringClose reads now
-        }
         boolean want = wantsBytes() && inbox.isEmpty() && ctx.channel().isActive();
         io.netty.channel.ChannelConfig config = ctx.channel().config();
-        if (want != config.isAutoRead()) {
+        // lingering: the closing reply is out (perhaps from inside this call) and LingeringClose reads from now on
+        if (want != config.isAutoRead() && !lingering) {
             config.setAutoRead(want); // true also asks for a read now
         }
     }
@@ -217,7 +216,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
-        LOG.debug("connection from {}: {}", c.channel().remoteAddress(), Answer.oneLine(cause.toString()));
+        // out of memory (a VirtualMachineError) is the process's trouble, not the client's: said at error
+        LOG.atLevel(cause instanceof VirtualMachineError ? Level.ERROR : Level.DEBUG).log("connection from {}: {}",
+                c.channel().remoteAddress(), Answer.oneLine(cause.toString()));
         c.close();
     }
 
@@ -250,10 +251,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         Endpoints.Route route = endpoints.route(path);
         ex = new Exchange(req, path, route, HttpUtil.isTransferEncodingChunked(req) ? -1
                 : HttpUtil.getContentLength(req, 0L));
-        String framing = HttpFraming.transferEncodingProblem(req.headers());
-        if (framing == null) {
-            framing = HttpFraming.hostProblem(req);
-        }
+        String framing = HttpFraming.headProblem(req);
         if (framing != null) {
             badRequest(framing);
         } else if (route == null) {

@@ -49,6 +49,12 @@ final class HttpFraming {
                 + "with Content-Length or Transfer-Encoding: chunked alone (RFC 9112 sections 6.1, 6.3)";
     }
 
+    /** @return {@link #transferEncodingProblem}'s reason, else {@link #hostProblem}'s, else null */
+    static String headProblem(HttpRequest req) {
+        String te = transferEncodingProblem(req.headers());
+        return te != null ? te : hostProblem(req);
+    }
+
     /**
      * RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header, and to any request with
      * more than one. (Go's net/http, which kube-scheduler's and Volcano's extender clients use, always sends one.)
