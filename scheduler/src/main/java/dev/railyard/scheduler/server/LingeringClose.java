@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  * net/http and the JDK's HttpClient both report the write error). Lingering costs a hostile client's worth of
  * reading at most: {@code BYTES} dropped within {@code TIME}, then the close.
  *
- * <p>Installed in front of the HTTP decoder once the closing reply is written, on the connection's event loop; from
- * then on nothing reaches the decoder or the exchange.
+ * <p>Installed first in the pipeline once the closing reply is written, on the connection's event loop: from then
+ * on no byte reaches the TLS handler, the decoder or the exchange, and {@code BYTES} counts bytes off the wire.
  */
 final class LingeringClose extends ChannelInboundHandlerAdapter {
     /** Longest time a connection lingers after its closing reply (Apache httpd's lingering close uses 2 s). */
@@ -45,7 +45,7 @@ final class LingeringClose extends ChannelInboundHandlerAdapter {
      * Starts the lingering close of {@code ctx}'s channel: must run on its event loop after the closing reply's
      * write succeeded.
      *
-     * @param ctx a context of the connection's pipeline, which holds a handler named {@code decoder}
+     * @param ctx a context of the connection's pipeline
      * @param ssl the connection's TLS handler, or null on a plain listener
      */
     static void begin(ChannelHandlerContext ctx, SslHandler ssl) {
@@ -58,7 +58,9 @@ final class LingeringClose extends ChannelInboundHandlerAdapter {
             return;
         }
         LingeringClose drop = new LingeringClose();
-        ch.pipeline().addBefore("decoder", NAME, drop);
+        // first in the pipeline: the bytes counted and dropped are the wire's, never decrypted (a TLS record of
+        // one byte padded to 16 KiB would count as one byte after the TLS handler, and cost its decryption)
+        ch.pipeline().addFirst(NAME, drop);
         drop.deadline = ch.eventLoop().schedule(() -> ch.close(), TIME.toNanos(), TimeUnit.NANOSECONDS);
         ch.closeFuture().addListener(f -> drop.deadline.cancel(false));
         if (ssl != null) {

@@ -1,6 +1,9 @@
 package dev.railyard.scheduler.server;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import dev.railyard.scheduler.protocol.Caller;
@@ -9,6 +12,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.handler.ssl.SslHandler;
 
 import javax.net.ssl.SSLContext;
@@ -98,6 +102,24 @@ final class Listener extends ChannelInitializer<Channel> {
                 .setUseRfc9112TransferEncoding(true);
     }
 
+    /**
+     * Closes a connection whose client sent TLS {@code close_notify}: the client will send no more requests, and
+     * Netty's TLS handler, its inbound side closed, would keep buffering whatever bytes still arrive (off the heap)
+     * until a timer closed the connection.
+     */
+    private static final ChannelInboundHandlerAdapter PEER_CLOSED_TLS = new PeerClosedTls();
+
+    @ChannelHandler.Sharable
+    private static final class PeerClosedTls extends ChannelInboundHandlerAdapter {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext c, Object evt) {
+            if (evt instanceof SslCloseCompletionEvent) {
+                c.close();
+            }
+            c.fireUserEventTriggered(evt);
+        }
+    }
+
     @Override
     protected void initChannel(Channel ch) {
         channels.add(ch);
@@ -113,6 +135,7 @@ final class Listener extends ChannelInitializer<Channel> {
             ssl = new SslHandler(engine);
             ssl.setHandshakeTimeoutMillis(timeouts.requestRead().toMillis());
             p.addLast("tls", ssl);
+            p.addLast("tls-close", PEER_CLOSED_TLS);
         }
         HttpConnection connection = new HttpConnection(this, ssl);
         p.addLast("first-byte", connection.firstByteWatch());

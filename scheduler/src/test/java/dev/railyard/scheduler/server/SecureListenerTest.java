@@ -156,4 +156,28 @@ class SecureListenerTest {
             }
         }).isInstanceOf(IOException.class);
     }
+
+    @Test
+    void aClientsCloseNotifyEndsTheConnectionAtOnce() throws Exception {
+        try (java.net.Socket raw = new java.net.Socket(InetAddress.getLoopbackAddress(), server.port());
+             javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) TestPki.clientContext(pki, pki).getSocketFactory()
+                     .createSocket(raw, "127.0.0.1", server.port(), false)) {
+            s.startHandshake();
+            s.shutdownOutput(); // TLS close_notify, no request sent
+            long start = System.nanoTime();
+            // then bytes that are no TLS record of this session: before, the server's TLS handler, its inbound side
+            // closed, kept buffering them (off the heap) until the first-request timer closed the connection (15 s)
+            byte[] garbage = new byte[16 * 1024 + 5];
+            garbage[0] = 0x17;
+            garbage[1] = 0x03;
+            garbage[2] = 0x03;
+            garbage[3] = 0x40;
+            assertThatThrownBy(() -> {
+                while (System.nanoTime() - start < 10_000_000_000L) {
+                    raw.getOutputStream().write(garbage);
+                }
+            }).isInstanceOf(IOException.class);
+            assertThat((System.nanoTime() - start) / 1e9).isLessThan(3.0);
+        }
+    }
 }
