@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** HTTP/1.1 details of {@link HttpConnection}: request targets, transfer codings, and replies as Netty writes them. */
 final class HttpFraming {
@@ -69,8 +70,19 @@ final class HttpFraming {
         if (hosts == 0 && !HttpVersion.HTTP_1_0.equals(req.protocolVersion())) {
             return "no Host header: an HTTP/1.1 request must have one (RFC 9112 section 3.2)";
         }
+        String host = req.headers().get(HttpHeaderNames.HOST);
+        if (host != null && !HOST_VALUE.matcher(host).matches()) {
+            return "Host header \"" + Answer.oneLine(host) + "\" is not a host[:port] (RFC 9112 section 3.2)";
+        }
         return null;
     }
+
+    /**
+     * RFC 3986 §3.2.2–3.2.3 {@code uri-host [ ":" port ]}: an IP literal in brackets (with an RFC 6874 zone), or a reg-name (unreserved,
+     * percent-encoded and sub-delims characters, which covers IPv4 and DNS names; may be empty), then digits.
+     */
+    private static final Pattern HOST_VALUE =
+            Pattern.compile("(\\[[A-Za-z0-9:.%_~-]+]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(:[0-9]*)?");
 
     /** The reply with Content-Type, Content-Length, the answer's headers, and Connection as decided. */
     static FullHttpResponse response(Answer a, Exchange e, boolean close) {

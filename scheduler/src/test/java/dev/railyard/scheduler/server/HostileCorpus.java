@@ -306,6 +306,9 @@ final class HostileCorpus {
                 e -> rawWithoutHost(e, "POST " + e.path() + " HTTP/1.1", "Content-Length: 2\r\n", utf8("{}"))));
         out.add(framing("host-twice", "two Host headers", Send.ALL, Expect.refused(400),
                 e -> raw(e, "POST " + e.path() + " HTTP/1.1", "Host: evil\r\nContent-Length: 2\r\n", utf8("{}"))));
+        out.add(framing("host-invalid", "a Host value that is no host[:port] ('a b')", Send.ALL, Expect.refused(400),
+                e -> rawWithoutHost(e, "POST " + e.path() + " HTTP/1.1", "Host: a b\r\nContent-Length: 2\r\n",
+                        utf8("{}"))));
         out.add(new Entry("host-missing-http-1-0", "framing", "an HTTP/1.0 request without a Host header",
                 e -> Optional.of(new Probe(rawWithoutHost(e, "POST " + e.path() + " HTTP/1.0",
                         "Content-Type: application/json\r\nContent-Length: " + e.base().length + "\r\n", e.base()),
