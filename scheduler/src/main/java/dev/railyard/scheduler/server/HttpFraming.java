@@ -57,10 +57,11 @@ final class HttpFraming {
     }
 
     /**
-     * RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header, and to any request with
-     * more than one. (Go's net/http, which kube-scheduler's and Volcano's extender clients use, always sends one.)
+     * RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header, to any request with
+     * more than one, and to one whose Host value is invalid. (Go's net/http, which kube-scheduler's and Volcano's
+     * extender clients use, always sends one.)
      *
-     * @return the one-line reason, or null when the request's Host header count is allowed
+     * @return the one-line reason, or null when the request's Host header is allowed
      */
     static String hostProblem(HttpRequest req) {
         int hosts = req.headers().getAll(HttpHeaderNames.HOST).size();
@@ -78,8 +79,9 @@ final class HttpFraming {
     }
 
     /**
-     * RFC 3986 §3.2.2–3.2.3 {@code uri-host [ ":" port ]}: an IP literal in brackets (with an RFC 6874 zone), or a reg-name (unreserved,
-     * percent-encoded and sub-delims characters, which covers IPv4 and DNS names; may be empty), then digits.
+     * RFC 3986 §3.2.2–3.2.3 {@code uri-host [ ":" port ]}: an IP literal in brackets (with an RFC 6874 zone), or a
+     * reg-name (unreserved, percent-encoded and sub-delims characters, which covers IPv4 and DNS names; may be
+     * empty), then digits.
      */
     private static final Pattern HOST_VALUE =
             Pattern.compile("(\\[[A-Za-z0-9:.%_~-]+]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(:[0-9]*)?");
