@@ -122,12 +122,6 @@ final class ClusterPopulator {
         counts.put("NodeTopology", n);
         t = step(steps, "node topologies", t);
 
-        // before the pods: each pool is one object of up to 1.4 MB (20,000 nodes), written while the API server and
-        // etcd are not yet busy with tens of thousands of pods (after them, at 20,000 nodes, the create timed out)
-        networks.createPools(client, holders);
-        counts.put("IPPool allocations", holders.size() * ScaleNetworks.RANGES.size());
-        t = step(steps, "ip pools", t);
-
         parallel("pod groups", gangs.size() + 1, k -> create(k < gangs.size()
                 ? ScaleObjects.podGroup(gangs.get(k).name(), gangs.get(k).pods().size(),
                 gangs.get(k).pods().getFirst().gpus().length)
@@ -167,6 +161,10 @@ final class ClusterPopulator {
         });
         counts.put("Pod (bound)", podCount.get());
         t = step(steps, "bound pods", t);
+
+        networks.createPools(client, holders);
+        counts.put("IPPool allocations", holders.size() * ScaleNetworks.RANGES.size());
+        t = step(steps, "ip pools", t);
 
         List<String> gangPods = layout.gangPods();
         byte[][] gangTasks = new byte[gangPods.size()][];

@@ -39,9 +39,8 @@ import java.util.stream.Stream;
  * kube-apiserver and 4 for etcd: on a 2-core machine shared with other work, Go's default of 2 running threads gets
  * the API server only a small share of the cores (Linux shares CPU time per thread), and populating tens of
  * thousands of objects would take hours; each runs in a session of its own ({@link #ownSession}). The API
- * server's Go heap is held near 8 GiB ({@code GOMEMLIMIT}, a soft limit: Go collects more often as it nears it)
- * so that it, etcd and Railyard stay within the 24 GiB machine; at 20,000 nodes its live heap passes 3 GiB, and the
- * 3 GiB limit used before made it collect without pause (its etcd writes then took 25–54 s). Logs and PID
+ * server's Go heap is held near 3 GiB ({@code GOMEMLIMIT}, a soft limit: Go collects more often as it nears it)
+ * so that it, etcd and Railyard stay within about 10 GiB on the shared 24 GiB machine. Logs and PID
  * files stay in
  * {@link #runDir()}; {@link #close()} stops both by PID (SIGTERM, SIGKILL after 10 s) and deletes etcd's data.
  */
@@ -120,10 +119,7 @@ public final class ScaleControlPlane implements AutoCloseable {
                 "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 "--enable-priority-and-fairness=false", "--profiling=false",
                 "--max-requests-inflight=800", "--max-mutating-requests-inflight=400",
-                // at 20,000 nodes each network's one IPPool holds about 16,800 allocations (1.4 MB): its create
-                // took longer than the default 60 s and was cut with a 504 (docs/performance.md)
-                "--request-timeout=10m",
-                "--cert-dir=" + runDir.resolve("pki/apiserver")), Map.of("GOMAXPROCS", "8", "GOMEMLIMIT", "8GiB"));
+                "--cert-dir=" + runDir.resolve("pki/apiserver")), Map.of("GOMAXPROCS", "8", "GOMEMLIMIT", "3GiB"));
         kubeconfig = runDir.resolve("admin.kubeconfig");
         Files.writeString(kubeconfig, """
                 apiVersion: v1
@@ -140,7 +136,7 @@ public final class ScaleControlPlane implements AutoCloseable {
                 current-context: railyard-scale
                 """.formatted(apiServer, pki.caCert(), pki.adminCert(), pki.adminKey()), StandardCharsets.UTF_8);
         Config config = Config.fromKubeconfig(kubeconfig.toFile());
-        config.setRequestTimeout(600_000); // as the API server's --request-timeout above
+        config.setRequestTimeout(120_000);
         config.setMaxConcurrentRequests(256);
         config.setMaxConcurrentRequestsPerHost(256);
         // HTTP/1.1 over a pool of connections: one HTTP/2 connection carried only a dozen requests at a time here

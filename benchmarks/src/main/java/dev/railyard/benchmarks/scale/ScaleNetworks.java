@@ -36,6 +36,12 @@ final class ScaleNetworks {
     static final List<String> RANGES = List.of("10.4.0.0/16", "10.8.0.0/16", "10.12.0.0/16", "10.16.0.0/16");
     /** Addresses a /16 range offers whereabouts (network+1 .. broadcast−1). */
     static final int USABLE = 65_534;
+    /**
+     * Allocations one IPPool of this shape can hold: kube-apiserver v1.35 cannot store an object over 2 MiB (its etcd
+     * client's default send limit, docs/formats/whereabouts.md "Size of one IPPool"); 17,050 allocations of this
+     * shape were 2,263,863 bytes as stored, so about 15,700 fit; less a margin.
+     */
+    static final int MAX_POOL_ALLOCATIONS = 15_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The smallest CIDR covering the four ranges (NCCL_IB_ADDR_RANGE of the hints). */
@@ -101,9 +107,7 @@ final class ScaleNetworks {
      * @throws IllegalArgumentException when more pods than a /16 holds
      */
     void createPools(KubernetesClient client, List<String> holders) {
-        if (holders.size() + 1 > USABLE) {
-            throw new IllegalArgumentException(holders.size() + " GPU pods do not fit a /16 pool");
-        }
+        checkFits(holders.size());
         for (int n = 0; n < RANGES.size(); n++) {
             Map<String, IPAllocation> alloc = new LinkedHashMap<>();
             for (int k = 0; k < holders.size(); k++) {
@@ -115,6 +119,20 @@ final class ScaleNetworks {
                     .withNamespace(SeedCluster.WHEREABOUTS_NAMESPACE).build());
             pool.setSpec(new IPPoolSpec(RANGES.get(n), alloc));
             client.resources(IPPool.class).resource(pool).create();
+        }
+    }
+
+    /**
+     * @param holders bound GPU pods, each holding one address per network
+     * @throws IllegalArgumentException when one IPPool per network cannot hold them (more than
+     *                                  {@link #MAX_POOL_ALLOCATIONS}, or more than a /16 offers)
+     */
+    static void checkFits(int holders) {
+        if (holders > MAX_POOL_ALLOCATIONS || holders + 1 > USABLE) {
+            throw new IllegalArgumentException(String.format("%,d bound GPU pods would hold addresses in one IPPool "
+                    + "per network, more than the %,d one IPPool object can hold (kube-apiserver stores no object "
+                    + "over 2 MiB; docs/formats/whereabouts.md): a cluster this size needs whereabouts node slices, "
+                    + "which this benchmark does not build", holders, MAX_POOL_ALLOCATIONS));
         }
     }
 
