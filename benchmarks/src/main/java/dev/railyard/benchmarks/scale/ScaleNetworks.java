@@ -38,7 +38,7 @@ final class ScaleNetworks {
     static final int USABLE = 65_534;
     /**
      * Allocations one IPPool of this shape can hold: kube-apiserver v1.35 cannot store an object over 2 MiB (its etcd
-     * client's default send limit, docs/formats/whereabouts.md "Size of one IPPool"); 17,050 allocations of this
+     * client's default send limit, docs/formats/whereabouts.md §6); 17,050 allocations of this
      * shape were 2,263,863 bytes as stored, so about 15,700 fit; less a margin.
      */
     static final int MAX_POOL_ALLOCATIONS = 15_000;
@@ -104,7 +104,7 @@ final class ScaleNetworks {
      * Creates one IPPool per network holding offsets 2..holders+1 for the given pods, in order.
      *
      * @param holders pod names ({@code prod/<name>}), the k-th holds offset k+2
-     * @throws IllegalArgumentException when more pods than a /16 holds
+     * @throws IllegalArgumentException when more pods than one IPPool holds ({@link #checkFits})
      */
     void createPools(KubernetesClient client, List<String> holders) {
         checkFits(holders.size());
@@ -124,11 +124,11 @@ final class ScaleNetworks {
 
     /**
      * @param holders bound GPU pods, each holding one address per network
-     * @throws IllegalArgumentException when one IPPool per network cannot hold them (more than
-     *                                  {@link #MAX_POOL_ALLOCATIONS}, or more than a /16 offers)
+     * @throws IllegalArgumentException when one IPPool per network cannot hold them: more than
+     *                                  {@link #MAX_POOL_ALLOCATIONS} (far fewer than the /16's {@link #USABLE})
      */
     static void checkFits(int holders) {
-        if (holders > MAX_POOL_ALLOCATIONS || holders + 1 > USABLE) {
+        if (holders > MAX_POOL_ALLOCATIONS) {
             throw new IllegalArgumentException(String.format("%,d bound GPU pods would hold addresses in one IPPool "
                     + "per network, more than the %,d one IPPool object can hold (kube-apiserver stores no object "
                     + "over 2 MiB; docs/formats/whereabouts.md): a cluster this size needs whereabouts node slices, "

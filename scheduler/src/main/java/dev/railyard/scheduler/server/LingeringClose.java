@@ -1,7 +1,6 @@
 package dev.railyard.scheduler.server;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -79,10 +78,8 @@ final class LingeringClose extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ByteBuf b) {
+        if (msg instanceof ByteBuf b) { // first in the pipeline: only the socket's buffers arrive here
             dropped += b.readableBytes();
-        } else if (msg instanceof ByteBufHolder h) {
-            dropped += h.content().readableBytes();
         }
         ReferenceCountUtil.release(msg);
         if (dropped > BYTES) {
