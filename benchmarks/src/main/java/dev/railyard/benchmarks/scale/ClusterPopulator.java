@@ -1,5 +1,7 @@
 package dev.railyard.benchmarks.scale;
 
+import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.api.whereabouts.NodeSlicePool;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -26,9 +28,10 @@ import java.util.function.Supplier;
  * needs: every node's Volcano NodeInfo body and the pending gang's TaskInfo bodies built from the objects exactly as
  * the API server returned them, the kube pod's JSON, and the names of the bound pods the churn updates.
  *
- * <p>Order: namespaces, the four networks, Nodes (created with their status, as kubelet registers them),
+ * <p>Order: namespaces, the four networks (with their NodeSlicePools in {@link ScaleNetworks}' node-slice shape), Nodes (created with their status, as kubelet registers them),
  * NodeTopologies (create, then status),
- * PodGroups, pods node by node (create, then a Running status as kubelet writes it), IPPools, the pending gang
+ * PodGroups, pods node by node (create, then a Running status as kubelet writes it), IPPools (one per network, or
+ * one per network and node), the pending gang
  * and kube pod. Transient API errors (no answer, 429, 5xx) are retried up to 6 times with backoff; a create that
  * meets 409 after a retry reads the object back.
  */
@@ -56,15 +59,17 @@ final class ClusterPopulator {
     private final ClusterLayout layout;
     private final int threads;
     private final PrintStream log;
-    private final ScaleNetworks networks = new ScaleNetworks();
+    private final ScaleNetworks networks;
     private final ScaleObjects objects;
 
-    ClusterPopulator(KubernetesClient client, ClusterLayout layout, int threads, PrintStream log) {
+    /** @param nodeSlices whereabouts node slices whatever the size ({@link ScaleNetworks#of(ClusterLayout, boolean)}) */
+    ClusterPopulator(KubernetesClient client, ClusterLayout layout, boolean nodeSlices, int threads, PrintStream log) {
         this.client = client;
         this.ser = client.getKubernetesSerialization();
         this.layout = layout;
         this.threads = threads;
         this.log = log;
+        this.networks = ScaleNetworks.of(layout, nodeSlices);
         this.objects = new ScaleObjects(ser, networks);
     }
 
@@ -77,7 +82,14 @@ final class ClusterPopulator {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
                     .create();
         }
-        networks.createNetworks(client);
+        for (HasMetadata net : networks.networks(client)) {
+            create(net);
+        }
+        for (NodeSlicePool slices : networks.slicePools()) {
+            NodeSlicePool created = create(slices);
+            created.setStatus(slices.getStatus());
+            status(created);
+        }
         t = step(steps, "namespaces + networks", t);
 
         int n = layout.nodes();
@@ -103,13 +115,15 @@ final class ClusterPopulator {
         for (int i = 0; i < n; i++) {
             gpuPodsByNode.add(new ArrayList<>());
         }
-        List<String> holders = new ArrayList<>();
+        List<ScaleNetworks.Holder> holders = new ArrayList<>();
         Map<String, Integer> offsets = new LinkedHashMap<>();
         for (ClusterLayout.BoundGang g : gangs) {
             for (ClusterLayout.GpuPod p : g.pods()) {
-                gpuPodsByNode.get(p.node()).add(p);
-                offsets.put(p.name(), ScaleNetworks.offset(holders.size()));
-                holders.add(p.name());
+                List<ClusterLayout.GpuPod> onNode = gpuPodsByNode.get(p.node());
+                int offset = networks.offset(holders.size(), onNode.size());
+                onNode.add(p);
+                offsets.put(p.name(), offset);
+                holders.add(new ScaleNetworks.Holder(p.name(), p.node(), offset));
             }
         }
         parallel("node topologies", n, i -> {
@@ -162,8 +176,11 @@ final class ClusterPopulator {
         counts.put("Pod (bound)", podCount.get());
         t = step(steps, "bound pods", t);
 
-        networks.createPools(client, holders);
-        counts.put("IPPool allocations", holders.size() * ScaleNetworks.RANGES.size());
+        List<IPPool> pools = networks.pools(holders);
+        parallel("ip pools", pools.size(), k -> create(pools.get(k)));
+        counts.put("IPPool", pools.size());
+        counts.put("IPPool allocations", holders.size() * networks.ranges().size());
+        counts.put("NodeSlicePool", networks.slicePools().size());
         t = step(steps, "ip pools", t);
 
         List<String> gangPods = layout.gangPods();

@@ -44,6 +44,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   --serve-jfr false            record the measured serve with Java Flight Recorder (serve-LABEL.jfr in the run dir)
  *   --hold-seconds 0             keep the restored cluster up this long before measuring (prints its kubeconfig)
  *   --serve-log-level warn       serve's --log-level (info prints the cache's start-up lines)
+ *   --node-slices false          whereabouts node slices at every size (default: only where one IPPool per network
+ *                                cannot hold the addresses, {@link ScaleNetworks})
  *   --out benchmarks/target/cluster-scale   --repo .   --seed 1   --gang-size 64
  * </pre>
  * Run from the repository root after {@code bash test-e2e/tools/build-binaries.sh etcd k8s} and a package build.
@@ -61,7 +63,7 @@ public final class ClusterScaleBenchmark {
                    int prioritizeWorkers, int filterWorkers, int prioritizeNodes, int stormTasks, int stormWorkers,
                    double stormMaxSeconds, int firstCallSamples, int threads, Path out, Path repo, long seed,
                    int gangSize, Path cache, boolean quietStorm, boolean populateOnly, boolean serveJfr,
-                   String serveLogLevel, double holdSeconds) {
+                   String serveLogLevel, double holdSeconds, boolean nodeSlices) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new LinkedHashMap<>();
@@ -97,12 +99,12 @@ public final class ClusterScaleBenchmark {
                     Boolean.parseBoolean(str(m, "quiet-storm", "false")),
                     Boolean.parseBoolean(str(m, "populate-only", "false")),
                     Boolean.parseBoolean(str(m, "serve-jfr", "false")), str(m, "serve-log-level", "warn"),
-                    dbl(m, "hold-seconds", 0));
+                    dbl(m, "hold-seconds", 0), Boolean.parseBoolean(str(m, "node-slices", "false")));
             for (int k = 0; k < nodes.size(); k++) {
-                // before anything starts: at 20,000 nodes the pools fail only after 45 minutes of populating
+                // before anything starts: a cluster the networks cannot serve would fail only after populating
                 ClusterLayout layout = new ClusterLayout(nodes.get(k), o.podsPerNode(k), o.gangSize(), o.seed());
                 try {
-                    ScaleNetworks.checkFits(layout.boundGangs().stream().mapToInt(g -> g.pods().size()).sum());
+                    ScaleNetworks.of(layout, o.nodeSlices());
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("--nodes " + nodes.get(k) + ": " + e.getMessage(), e);
                 }
@@ -163,7 +165,6 @@ public final class ClusterScaleBenchmark {
         report.settings.put("args", String.join(" ", args));
         report.settings.put("churnPerSecond", o.churn());
         report.settings.put("serveHeap", o.serveHeap());
-        report.settings.put("networks", ScaleNetworks.describe());
         for (int k = 0; k < o.nodes().size(); k++) {
             runSize(o, bin, o.nodes().get(k), o.podsPerNode(k), out, report);
             report.write(out);
@@ -185,9 +186,9 @@ public final class ClusterScaleBenchmark {
         }
         try (ScaleControlPlane cp = open(ScaleControlPlane.start(bin, o.repo(), runDir, seed))) {
             long t0 = System.nanoTime();
-            PopulatedCache.Recorded rec = seed == null ? null : PopulatedCache.of(o.cache(), layout, o.repo()).recorded();
+            PopulatedCache.Recorded rec = seed == null ? null : PopulatedCache.of(o.cache(), layout, o.repo(), o.nodeSlices()).recorded();
             ClusterPopulator.Populated cluster = seed == null
-                    ? new ClusterPopulator(cp.client(), layout, o.threads(), System.out).populate()
+                    ? new ClusterPopulator(cp.client(), layout, o.nodeSlices(), o.threads(), System.out).populate()
                     : new ClusterReader(cp.client(), layout).read(rec.steps(), rec.objects());
             if (seed != null) {
                 System.out.printf("[scale]   restored from %s, read back in %.1f s%n", seed, (System.nanoTime() - t0) / 1e9);
@@ -207,6 +208,7 @@ public final class ClusterScaleBenchmark {
             run.podsPerNode = podsPerNode;
             run.objects = cluster.objects();
             run.populateSeconds = cluster.steps();
+            run.networks = ScaleNetworks.of(layout, o.nodeSlices()).describe();
             run.predicateBodyBytes = Arrays.stream(new DecisionLoad(java.net.URI.create("http://127.0.0.1:1"), cluster,
                     new byte[0]).predicate(0, 0)).mapToLong(b -> b.length).sum();
             run.runDir = runDir.toString();
@@ -248,13 +250,13 @@ public final class ClusterScaleBenchmark {
         if (o.cache() == null) {
             return null;
         }
-        PopulatedCache cache = PopulatedCache.of(o.cache(), layout, o.repo());
+        PopulatedCache cache = PopulatedCache.of(o.cache(), layout, o.repo(), o.nodeSlices());
         if (!cache.complete()) {
             System.out.printf("[scale]   no populated cluster in %s: populating it once (load %s)%n", cache.dir(),
                     ScaleReport.load());
             ScaleControlPlane cp = open(ScaleControlPlane.start(bin, o.repo(), runDir.resolve("populate")));
             try {
-                ClusterPopulator.Populated p = new ClusterPopulator(cp.client(), layout, o.threads(), System.out)
+                ClusterPopulator.Populated p = new ClusterPopulator(cp.client(), layout, o.nodeSlices(), o.threads(), System.out)
                         .populate();
                 cp.stopKeepingData(cache.etcdData());
                 cache.complete(p);

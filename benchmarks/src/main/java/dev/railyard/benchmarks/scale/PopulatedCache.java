@@ -52,8 +52,16 @@ final class PopulatedCache {
      * @param repo the repository root ({@code deploy/crds} and test-e2e's CRDs go into the digest)
      */
     static PopulatedCache of(Path root, ClusterLayout layout, Path repo) throws IOException {
-        String key = "n%d-ppn%d-gang%d-seed%d-%s".formatted(layout.nodes(), layout.podsPerNode(), layout.gangSize(),
-                layout.seed(), digest(repo));
+        return of(root, layout, repo, false);
+    }
+
+    /**
+     * @param nodeSlices node slices forced at every size ({@link ScaleNetworks#of(ClusterLayout, boolean)}): a
+     *                   cluster of another shape, so another entry
+     */
+    static PopulatedCache of(Path root, ClusterLayout layout, Path repo, boolean nodeSlices) throws IOException {
+        String key = "n%d-ppn%d-gang%d-seed%d-%s%s".formatted(layout.nodes(), layout.podsPerNode(), layout.gangSize(),
+                layout.seed(), digest(repo), ScaleNetworks.of(layout, nodeSlices).nodeSlices() ? "-slices" : "");
         PopulatedCache c = new PopulatedCache(root.toAbsolutePath().resolve(key));
         if (Files.isDirectory(c.dir) && !c.complete()) {
             deleteTree(c.dir);

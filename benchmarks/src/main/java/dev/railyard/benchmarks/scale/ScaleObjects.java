@@ -238,7 +238,7 @@ final class ScaleObjects {
                     .addToAnnotations(HintAnnotations.RANK, Integer.toString(p.rank()))
                     .addToAnnotations(HintAnnotations.RAILS, String.join(",", hint.gpus().stream()
                             .map(g -> Integer.toString(g.rail())).toList()))
-                    .addToAnnotations(MultusAnnotations.NETWORK_STATUS, networks.networkStatus(addressOffset))
+                    .addToAnnotations(MultusAnnotations.NETWORK_STATUS, networks.networkStatus(p.node(), addressOffset))
                     .endMetadata();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -68,6 +68,7 @@ final class ScaleReport {
         int podsPerNode;
         Map<String, Integer> objects;
         Map<String, Double> populateSeconds;
+        List<String> networks;
         long predicateBodyBytes;
         long apiServerRssBytes;
         long etcdRssBytes;
@@ -128,9 +129,9 @@ final class ScaleReport {
                 machine.get("memTotal"), machine.get("jdk"));
         out.println("settings: " + settings);
         for (ClusterRun c : clusters) {
-            out.printf(Locale.ROOT, "cluster %,d nodes (%d pods/node): %s; populated in %s; predicate body %,d B; "
-                            + "kube-apiserver RSS %s, etcd RSS %s%n", c.nodes, c.podsPerNode, c.objects,
-                    c.populateSeconds, c.predicateBodyBytes, mib(c.apiServerRssBytes), mib(c.etcdRssBytes));
+            out.printf(Locale.ROOT, "cluster %,d nodes (%d pods/node): %s; networks %s; populated in %s; predicate "
+                            + "body %,d B; kube-apiserver RSS %s, etcd RSS %s%n", c.nodes, c.podsPerNode, c.objects,
+                    c.networks, c.populateSeconds, c.predicateBodyBytes, mib(c.apiServerRssBytes), mib(c.etcdRssBytes));
         }
         out.println();
         out.println("| nodes | pods | jar | /readyz / real decisions s | predicate p50/p99 ms (16 w) | prioritize 100 p50/p99 ms | "

@@ -36,11 +36,4 @@ class MetricsTextTest {
         assertThat(ClusterScaleBenchmark.delta(BEFORE, AFTER, "railyard_decisions_total")).isEqualTo(Map.of(
                 "pass volcano predicate", 15.0, "pass kube filter", 3000.0));
     }
-
-    @Test
-    void addressesAreWhereaboutsOffsetsFromTheNetworkAddress() {
-        // offset 300 = 1 * 256 + 44 in 10.8.0.0/16 (the second network)
-        assertThat(ScaleNetworks.address(1, 300)).isEqualTo("10.8.1.44");
-        assertThat(ScaleNetworks.address(0, ScaleNetworks.offset(0))).isEqualTo("10.4.0.2");
-    }
 }

@@ -77,7 +77,9 @@ class PopulatedCacheTest {
         write(repo.resolve("deploy/crds/nodetopologies.yml"), "changed");
         Path afterCrd = PopulatedCache.of(tmp.resolve("cache"), LAYOUT, repo).dir();
         Path otherLayout = PopulatedCache.of(tmp.resolve("cache"), new ClusterLayout(100, 4, 64, 1), repo).dir();
-        assertThat(List.of(before, afterSource, afterCrd, otherLayout)).doesNotHaveDuplicates();
+        Path sliced = PopulatedCache.of(tmp.resolve("cache"), LAYOUT, repo, true).dir();
+        assertThat(List.of(before, afterSource, afterCrd, otherLayout, sliced)).doesNotHaveDuplicates();
+        assertThat(sliced.getFileName().toString()).isEqualTo(afterCrd.getFileName() + "-slices");
     }
 
     @Test

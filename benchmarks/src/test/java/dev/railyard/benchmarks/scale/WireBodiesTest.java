@@ -85,7 +85,7 @@ class WireBodiesTest {
 
     /** {@code nodes} nodes, odd ones free; each node carries one daemon pod; a 4-task pending gang. */
     private ClusterPopulator.Populated cluster(int nodes) {
-        ScaleObjects objects = new ScaleObjects(ser, new ScaleNetworks());
+        ScaleObjects objects = new ScaleObjects(ser, ScaleNetworks.of(nodes, 0));
         byte[][] infos = new byte[nodes][];
         List<String> names = new ArrayList<>();
         List<Integer> free = new ArrayList<>();

@@ -44,6 +44,7 @@ final class LedgerState {
     private final Map<String, DecodedPool> decodedByObject = new ConcurrentHashMap<>();
     private final Map<String, List<IPAddress>> reservedByNetworkName = new ConcurrentHashMap<>();
     private final Map<String, RangeView> views = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, NodeSliceAllocation>> slicesByNode = new ConcurrentHashMap<>();
     private volatile Map<String, Set<String>> unrecorded;
     private volatile Set<String> boundRefs;
 
@@ -340,15 +341,7 @@ final class LedgerState {
             return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "NodeSlicePool "
                     + sliceName + " not found: whereabouts' node-slice controller has not sliced " + range.canonical());
         }
-        NodeSliceAllocation slice = null;
-        if (nsp.getStatus() != null) {
-            for (NodeSliceAllocation a : nsp.getStatus().allocations()) {
-                if (a != null && node.equals(a.nodeName())) {
-                    slice = a;
-                    break;
-                }
-            }
-        }
+        NodeSliceAllocation slice = slicesByNode.computeIfAbsent(sliceName, k -> slicesByNode(nsp)).get(node);
         if (slice == null) {
             return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "node " + node
                     + " has no slice in NodeSlicePool " + sliceName
@@ -368,6 +361,23 @@ final class LedgerState {
                     "node " + node + ": " + usable.emptyReason());
         }
         return counted(ipam, poolName, node, slice.sliceRange(), usable);
+    }
+
+    /**
+     * The node → slice index of one NodeSlicePool, built once per snapshot: a pool of a large range lists tens of
+     * thousands of slices, and every node's check looks its own up. A node listed twice keeps its first slice, the
+     * one whereabouts' {@code GetNodeSlice} finds first.
+     */
+    private static Map<String, NodeSliceAllocation> slicesByNode(NodeSlicePool nsp) {
+        Map<String, NodeSliceAllocation> byNode = new HashMap<>();
+        if (nsp.getStatus() != null) {
+            for (NodeSliceAllocation a : nsp.getStatus().allocations()) {
+                if (a != null && a.nodeName() != null && !a.nodeName().isEmpty()) {
+                    byNode.putIfAbsent(a.nodeName(), a);
+                }
+            }
+        }
+        return byNode;
     }
 
     private RangeView allSlicesView(IpamConfig ipam, IpamRange range) {
