@@ -37,7 +37,8 @@ import java.util.function.Supplier;
  * the DGX shape, a training pod holding 8 GPUs on 90 % of nodes and 10 daemon pods on every node, 4 networks with
  * whereabouts IPPools, a pending 64-task × 8-GPU Volcano gang), then real decisions through
  * {@link EnginePlacementDecisions}: snapshot after one pod change, a Volcano predicate (one node), a kube filter
- * over all N names, prioritize over 100 nodes, the first predicate after a pod update, and the gang's predicate
+ * over all N names, prioritize over 100 nodes, the first predicate after a pod update and after an address change
+ * (an IPPool write), and the gang's predicate
  * storm (64 × N calls). Prints the figures with the machine's load; the black-box benchmark against a real
  * kube-apiserver is the item-6 command of issue 14.
  *
@@ -108,6 +109,21 @@ public final class StateCoreCost {
             first1[i] = cpu() - s;
         }
         print("first predicate after a pod update", first1);
+        long[] firstAddress = new long[Integer.getInteger("addressChanges", 200)];
+        for (int i = 0; i < firstAddress.length; i++) {
+            // whereabouts writes one allocation into a pool when a pod starts and removes it when it ends
+            Map<String, Object> a = new LinkedHashMap<>(poolAllocations.getFirst());
+            if (i % 2 == 0) {
+                a.put("65000", Map.of("id", "probe", "podref", "bench/probe", "ifname", "net1"));
+            }
+            state.upsert(WatchedKind.IP_POOL, pool(0, a));
+            ExtenderPod t = task(rnd.nextInt(GANG));
+            String node = names.get(rnd.nextInt(n));
+            long s = cpu();
+            d.filter(t, List.of(node));
+            firstAddress[i] = cpu() - s;
+        }
+        print("first predicate after an address change", firstAddress);
         if (Boolean.getBoolean("firstOnly")) {
             return;
         }
@@ -149,6 +165,13 @@ public final class StateCoreCost {
     }
 
     private static KeysOnlyItemStore stubs;
+    private static List<Map<String, Object>> poolAllocations;
+
+    /** The IPPool of network {@code r} holding {@code allocations}. */
+    private static GenericKubernetesResource pool(int r, Map<String, Object> allocations) {
+        return object(WatchedKind.IP_POOL, "kube-system", "10." + r + ".0.0-16", Map.of(), Map.of(),
+                Map.of("spec", Map.of("range", "10." + r + ".0.0/16", "allocations", allocations)));
+    }
 
     /** An informer event: the state's record and the informer's stub, as serve keeps them. */
     private static void put(ClusterState state, WatchedKind kind, GenericKubernetesResource obj) {
@@ -190,10 +213,9 @@ public final class StateCoreCost {
                 }
             }
         }
+        poolAllocations = allocations;
         for (int r = 0; r < 4; r++) {
-            put(state, WatchedKind.IP_POOL, object(WatchedKind.IP_POOL, "kube-system", "10." + r + ".0.0-16",
-                    Map.of(), Map.of(), Map.of("spec", Map.of("range", "10." + r + ".0.0/16", "allocations",
-                            allocations.get(r)))));
+            put(state, WatchedKind.IP_POOL, pool(r, allocations.get(r)));
         }
         put(state, WatchedKind.POD_GROUP, object(WatchedKind.POD_GROUP, "bench", "big", Map.of(), Map.of(),
                 Map.of("spec", Map.of("minMember", GANG))));

@@ -22,7 +22,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * binaries), populated through the API server ({@link ClusterPopulator}); then the real {@code railyard serve}
  * process (one or more jars, one after another, on the same cluster) is started against it and measured while pod
  * status updates churn the cluster ({@link Churn}): time to ready, Volcano predicate / prioritize and kube filter
- * latency with churn and without, the first call after a change, the 64-task gang's predicate storm, heap after a
+ * latency with churn and without, the first call after a pod status update and after an address change (an
+ * IPPool write), the 64-task gang's predicate storm, heap after a
  * full GC and RSS; then the same storm against {@code serve --no-cluster}. One table and {@code results.json}.
  *
  * <pre>
@@ -35,7 +36,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   --seconds 20 --warmup-seconds 5 --quiet-seconds 10
  *   --predicate-workers 16 --prioritize-workers 1 --filter-workers 1 --prioritize-nodes 100
  *   --storm-tasks 64 --storm-workers 16 --storm-max-seconds 600
- *   --first-call-samples 20      status updates probed for the first call after a change
+ *   --first-call-samples 20      status updates, and IPPool writes, probed for the first call after a change
  *   --threads 64                 API requests in flight while populating
  *   --cache ~/.cache/railyard-scale   populated clusters kept between runs ({@link PopulatedCache}); none: populate
  *                                in the measured control plane every run
@@ -306,6 +307,7 @@ public final class ClusterScaleBenchmark {
             row.quietPrioritize = phase(serve, row, "quiet prioritize", "quiet",
                     () -> load.prioritizes(o.prioritizeWorkers(), o.quietSeconds(), o.prioritizeNodes()));
             firstCallAfterChange(o, load, churn, row);
+            firstCallAfterAddressChange(o, load, new AddressChange(cp.client(), o.firstCallSamples()), row);
             if (o.quietStorm()) {
                 row.quietStorm = storm(o, serve, load, row, "quiet storm");
             }
@@ -381,6 +383,38 @@ public final class ClusterScaleBenchmark {
         row.nextCallP50Ms = DecisionLoad.median(next);
         System.out.printf("[scale]   first call after a change p50 %.1f ms (max %.1f), next call p50 %.2f ms%n",
                 row.firstCallP50Ms, row.firstCallMaxMs, row.nextCallP50Ms);
+    }
+
+    /**
+     * Churn paused; per sample: one allocation written into an IPPool ({@link AddressChange}), a pause for the watch
+     * event, then the next two calls; then the allocation removed again and one call to take that change in.
+     */
+    private static void firstCallAfterAddressChange(Options o, DecisionLoad load, AddressChange change,
+                                                    ScaleReport.Row row) {
+        List<Double> first = new ArrayList<>();
+        List<Double> next = new ArrayList<>();
+        Random r = new Random(13);
+        try (GoStyleTransport t = load.transport()) {
+            load.onePredicate(t, r);
+            for (int s = 0; s < o.firstCallSamples(); s++) {
+                String offset = change.allocate(s);
+                ScaleControlPlane.sleep(500);
+                first.add(load.onePredicate(t, r));
+                next.add(load.onePredicate(t, r));
+                change.release(s, offset);
+                ScaleControlPlane.sleep(500);
+                load.onePredicate(t, r);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        row.addressChangeP50Ms = DecisionLoad.median(first);
+        row.addressChangeMaxMs = first.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).max()
+                .orElse(Double.NaN);
+        row.addressChangeNextP50Ms = DecisionLoad.median(next);
+        System.out.printf("[scale]   first call after an address change p50 %.1f ms (max %.1f), next call p50 %.2f ms "
+                + "(load %s)%n", row.addressChangeP50Ms, row.addressChangeMaxMs, row.addressChangeNextP50Ms,
+                ScaleReport.load());
     }
 
     /** The storm and the prioritize calls against {@code serve --no-cluster}, with serve's CPU per call. */

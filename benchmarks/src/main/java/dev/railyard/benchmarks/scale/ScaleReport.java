@@ -39,6 +39,10 @@ final class ScaleReport {
         double firstCallP50Ms;
         double firstCallMaxMs;
         double nextCallP50Ms;
+        /** The first call after an IPPool write ({@link AddressChange}), and the call after it. */
+        double addressChangeP50Ms;
+        double addressChangeMaxMs;
+        double addressChangeNextP50Ms;
         DecisionLoad.Storm quietStorm;
         DecisionLoad.Storm storm;
         DecisionLoad.Storm noClusterStorm;
@@ -136,20 +140,22 @@ final class ScaleReport {
         out.println();
         out.println("| nodes | pods | jar | /readyz / real decisions s | predicate p50/p99 ms (16 w) | prioritize 100 p50/p99 ms | "
                 + "kube filter all names p50/p99 ms | quiet predicate / filter p50/p99 ms | first call after a change "
-                + "p50/max ms (next call p50) | 64-task storm, quiet s (calls/s) | 64-task storm, with churn s (calls/s) | "
+                + "p50/max ms (next call p50) | first call after an address change p50/max ms (next call p50) "
+                + "| 64-task storm, quiet s (calls/s) | 64-task storm, with churn s (calls/s) | "
                 + "same calls --no-cluster s | ratio (with churn) | "
                 + "heap after GC MiB | RSS MiB | neutral answers / decisions | churn/s | load before → after |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Row r : rows) {
             if (r.error != null) {
                 out.printf(Locale.ROOT, "| %,d | %,d | %s | %s |%n", r.nodes, r.pods, r.jar, "failed: " + r.error);
                 continue;
             }
             double decisions = r.decisions.values().stream().mapToDouble(Double::doubleValue).sum();
-            out.printf(Locale.ROOT, "| %,d | %,d | %s | %.1f / %.1f | %s | %s | %s | %s / %s | %.1f / %.1f (%.2f) | %s | %s | %s "
-                            + "| %s | %s | %s | %.0f / %.0f | %.1f | %s → %s |%n",
+            out.printf(Locale.ROOT, "| %,d | %,d | %s | %.1f / %.1f | %s | %s | %s | %s / %s | %.1f / %.1f (%.2f) | %.1f / %.1f (%.2f) | %s | %s "
+                            + "| %s | %s | %s | %s | %.0f / %.0f | %.1f | %s → %s |%n",
                     r.nodes, r.pods, r.jar, r.readySeconds, r.realDecisionsSeconds, pp(r.predicate), pp(r.prioritize), pp(r.filter),
                     pp(r.quietPredicate), pp(r.quietFilter), r.firstCallP50Ms, r.firstCallMaxMs, r.nextCallP50Ms,
+                    r.addressChangeP50Ms, r.addressChangeMaxMs, r.addressChangeNextP50Ms,
                     storm(r.quietStorm), storm(r.storm), storm(r.noClusterStorm), ratio(r), mib(r.heapAfterGcBytes),
                     mib(r.rssBytes),
                     r.neutralAnswers, decisions, r.churnAchieved, r.loadBefore, r.loadAfter);

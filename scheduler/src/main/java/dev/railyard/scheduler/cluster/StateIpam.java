@@ -11,11 +11,8 @@ import dev.railyard.scheduler.ipam.AddressPools;
 import dev.railyard.scheduler.ipam.HoldAnnotation;
 import dev.railyard.scheduler.ipam.PersistedHold;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
-import dev.railyard.scheduler.ipam.NetworkVerdict;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import dev.railyard.scheduler.ipam.PodPlacement;
-import dev.railyard.scheduler.ipam.PoolStatus;
-import dev.railyard.scheduler.ipam.PoolVerdict;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import org.pcollections.PSet;
@@ -196,15 +193,11 @@ final class StateIpam {
             String range = null;
             String pool = null;
             if (pools != null) {
-                PoolVerdict v = pools.check(PodNetworksRequest.ofAnnotation(ns, ns + "/" + name), 0, null);
-                if (!v.networks().isEmpty()) {
-                    NetworkVerdict nv = v.networks().get(0);
-                    master = nv.master();
-                    if (!nv.pools().isEmpty()) {
-                        PoolStatus s = nv.pools().get(0);
-                        range = s.range();
-                        pool = s.poolName();
-                    }
+                AddressPools.NetworkOrigin o = pools.origin(PodNetworksRequest.ofAnnotation(ns, ns + "/" + name));
+                if (o != null) {
+                    master = o.master();
+                    range = o.range();
+                    pool = o.pool();
                 }
             }
             if (master == null) {

@@ -82,6 +82,36 @@ public interface AddressPools {
         return false;
     }
 
+    /**
+     * Where the request's first network draws addresses from, without counting them: its {@code master} netdev, range
+     * and pool, or nulls where unknown. As {@link #check(PodNetworksRequest, int, String) check(request, 0, null)}
+     * names them (range and pool null when the network's pools cannot be counted), except that implementations may
+     * name a node-slice network's whole range and NodeSlicePool without adding up every node's slice.
+     *
+     * @return null when the request names no network
+     */
+    default NetworkOrigin origin(PodNetworksRequest request) {
+        PoolVerdict v = check(request, 0, null);
+        if (v.networks().isEmpty()) {
+            return null;
+        }
+        NetworkVerdict nv = v.networks().get(0);
+        PoolStatus first = nv.pools().isEmpty() ? null : nv.pools().get(0);
+        return new NetworkOrigin(nv.master(), first == null ? null : first.range(),
+                first == null ? null : first.poolName());
+    }
+
+    /**
+     * A network's address source ({@link #origin}).
+     *
+     * @param master host netdev of the macvlan ({@code lan2}), or null
+     * @param range  the whereabouts range as CIDR ({@code 192.168.4.0/22}), or null
+     * @param pool   the IPPool name ({@code 192.168.4.0-22}); for node slices the NodeSlicePool's name and
+     *               {@code (node slices)}; or null
+     */
+    record NetworkOrigin(String master, String range, String pool) {
+    }
+
     /** @return every IPPool in the current snapshot with its stale allocations and inconsistencies */
     List<PoolAudit> audit();
 }

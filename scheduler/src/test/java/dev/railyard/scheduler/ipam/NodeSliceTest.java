@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.ipam;
 
+import dev.railyard.api.whereabouts.IPPool;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -71,5 +72,64 @@ class NodeSliceTest {
         assertThat(ledger.reserve(List.of(new PodPlacement("p", request, "node-b"))).admitted()).isTrue();
         assertThat(ledger.check(request, 1, "node-b").pools().get(0).inFlight()).isEqualTo(1);
         assertThat(ledger.check(request, 1, "node-a").pools().get(0).inFlight()).isZero();
+    }
+
+    @Test
+    void aNodeListedTwiceKeepsItsFirstSlice() {
+        // whereabouts' node-slice lookup walks status.allocations in order and takes the first entry naming the node
+        Map<String, String> slices = new LinkedHashMap<>();
+        slices.put("10.20.5.0/24", "node-a");
+        slices.put("10.20.6.0/24", "node-a");
+        IpPoolLedger twice = new IpPoolLedger(new IpamObjects.MutableClock(Instant.EPOCH), Duration.ofMinutes(5), null);
+        twice.update(IpamSnapshot.builder(Instant.EPOCH)
+                .networkAttachmentDefinition(IpamObjects.whereaboutsNad("ml", "rail1", "\"range\":\"10.20.0.0/16\","
+                        + "\"node_slice_size\":\"/24\",\"network_name\":\"r1\""))
+                .nodeSlicePool(IpamObjects.slicePool("r1", "10.20.0.0/16", "/24", slices))
+                .build());
+        assertThat(twice.check(request, 1, "node-a").pools().get(0).range()).isEqualTo("10.20.5.0/24");
+    }
+
+    @Test
+    void aNewSnapshotReusesWhatItsPredecessorDecodedFromTheSameObjectsOnly() {
+        IpamSnapshot before = ledger.snapshot();
+        IPPool a = before.ipPools().getFirst();
+        LedgerState first = new LedgerState(before, null);
+        DecodedPool decoded = first.decode(a);
+        // the same IPPool instance in the next snapshot (an informer event for another object): reused, not decoded
+        LedgerState second = new LedgerState(before, null, first);
+        assertThat(second.decode(a)).isSameAs(decoded);
+        // a new version of the pool (whereabouts wrote one more allocation): decoded again, with it
+        Map<String, String> more = new LinkedHashMap<>();
+        for (int i = 1; i <= 11; i++) {
+            more.put(Integer.toString(i), "ml/p" + i);
+        }
+        IPPool changed = IpamObjects.pool("r1-node-a-10.20.0.0-24", "10.20.0.0/24", more);
+        LedgerState third = new LedgerState(before, null, second);
+        assertThat(third.decode(changed)).isNotSameAs(decoded);
+        assertThat(third.decode(changed).allocations()).hasSize(11);
+        assertThat(decoded.allocations()).hasSize(10);
+    }
+
+    @Test
+    void theOriginOfASlicedNetworkNamesItsRangeWithoutCountingSlices() {
+        // the whole range and the NodeSlicePool; a network without slices: as check(request, 0, null) names it
+        assertThat(ledger.origin(request)).isEqualTo(new AddressPools.NetworkOrigin("lan2", "10.20.0.0/16",
+                "r1 (node slices)"));
+        IpPoolLedger unsliced = new IpPoolLedger(new IpamObjects.MutableClock(Instant.EPOCH), Duration.ofMinutes(5),
+                null);
+        unsliced.update(IpamSnapshot.builder(Instant.EPOCH)
+                .networkAttachmentDefinition(IpamObjects.whereaboutsNad("ml", "rail1", "\"range\":\"10.30.0.0/24\""))
+                .build());
+        assertThat(unsliced.origin(request)).isEqualTo(new AddressPools.NetworkOrigin("lan2", "10.30.0.0/24",
+                "10.30.0.0-24"));
+        // before whereabouts' controller has sliced the range, neither is known, as the count cannot be made
+        IpPoolLedger unsplit = new IpPoolLedger(new IpamObjects.MutableClock(Instant.EPOCH), Duration.ofMinutes(5),
+                null);
+        unsplit.update(IpamSnapshot.builder(Instant.EPOCH)
+                .networkAttachmentDefinition(IpamObjects.whereaboutsNad("ml", "rail1", "\"range\":\"10.20.0.0/16\","
+                        + "\"node_slice_size\":\"/24\",\"network_name\":\"r1\""))
+                .build());
+        assertThat(unsplit.origin(request)).isEqualTo(new AddressPools.NetworkOrigin("lan2", null, null));
+        assertThat(unsplit.check(request, 0, null).networks().get(0).pools()).isEmpty();
     }
 }
