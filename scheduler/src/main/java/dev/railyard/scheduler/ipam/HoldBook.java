@@ -174,15 +174,14 @@ final class HoldBook {
 
     /**
      * Addresses of the pools promised but not yet recorded: the holds, plus the snapshot's bound pods whereabouts has
-     * not given their address yet ({@link LedgerState#unrecordedByPool()}), each pod interface counted once when both
-     * apply. Pods in {@code exceptPods} (being judged or held anew) are left out.
+     * not given their address yet ({@link LedgerState#unrecorded}), each pod interface counted once when both apply,
+     * in each of the view's member pools. Pods in {@code exceptPods} (being judged or held anew) are left out.
      */
-    long inFlight(LedgerState s, List<String> pools, Set<String> exceptPods) {
+    long inFlight(LedgerState s, RangeView view, Set<String> exceptPods) {
         long n = 0;
-        Map<String, Set<String>> unrecorded = s.unrecordedByPool();
-        for (String pool : pools) {
+        for (String pool : view.memberPools()) {
             Collection<Hold> q = inPool(pool);
-            Set<String> bound = unrecorded.getOrDefault(pool, Set.of());
+            Set<String> bound = s.unrecorded(pool, view.node());
             Set<String> held = bound.isEmpty() || q.isEmpty() ? Set.of() : new HashSet<>();
             for (Hold h : q) {
                 if (exceptPods.isEmpty() || !exceptPods.contains(h.podRef())) {

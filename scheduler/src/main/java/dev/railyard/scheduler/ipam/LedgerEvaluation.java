@@ -156,7 +156,7 @@ final class LedgerEvaluation {
         List<PoolStatus> statuses = new ArrayList<>();
         List<String> shortOf = new ArrayList<>();
         for (RangeView v : e.views.values()) {
-            long inFlight = book.inFlight(s, v.memberPools(), exceptPods);
+            long inFlight = book.inFlight(s, v, exceptPods);
             long base = v.freeBeforeHolds();
             long free = base == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, base - inFlight);
             PoolStatus ps = new PoolStatus(v.poolName(), v.poolNamespace(), v.node(), v.range(), v.span(),

@@ -49,6 +49,8 @@ final class LedgerState {
     private final Map<String, RangeView> views = new ConcurrentHashMap<>();
     private final Map<String, Map<String, NodeSliceAllocation>> slicesByNode = new ConcurrentHashMap<>();
     private volatile Map<String, Set<String>> unrecorded;
+    private final Map<String, Set<String>> unrecordedOnNode = new ConcurrentHashMap<>();
+    private volatile Map<String, List<PodPlacement>> boundByNode;
     private volatile Set<String> boundRefs;
 
     /** The IPPool chosen for a name (null pool: not created yet) and why, when several namespaces hold one. */
@@ -199,6 +201,56 @@ final class LedgerState {
         u = Map.copyOf(out);
         unrecorded = u;
         return u;
+    }
+
+    /**
+     * The {@link #unrecordedByPool} entry of one pool. For a node's slice pool ({@code node} not null) it is made from
+     * the pods bound to that node alone, once per snapshot and pool, so a check on one node after an address change
+     * does not look at every bound pod of the cluster (its pool's name holds the node's, so no pod of another node
+     * draws from it).
+     *
+     * @param node the node of a node-slice view, or null
+     */
+    Set<String> unrecorded(String pool, String node) {
+        Map<String, Set<String>> all = unrecorded;
+        if (node == null || all != null) {
+            return (all != null ? all : unrecordedByPool()).getOrDefault(pool, Set.of());
+        }
+        return unrecordedOnNode.computeIfAbsent(pool + "\n" + node, k -> {
+            Set<String> out = new HashSet<>();
+            for (PodPlacement p : boundByNode().getOrDefault(node, List.of())) {
+                for (NetworkSelection sel : p.request().selections()) {
+                    NetworkResolution res = resolve(sel);
+                    if (res.failure() != null || res.ipam() == null || !res.ipam().nodeSliceMode()) {
+                        continue;
+                    }
+                    for (int i = 0; i < res.ipam().ranges().size(); i++) {
+                        RecordingPool rp = recordingPool(res, i, node);
+                        if (rp != null && rp.name().equals(pool)
+                                && !recorded(rp.pool(), p.podRef(), sel.podInterface())) {
+                            out.add(slot(p.podRef(), sel.podInterface()));
+                        }
+                    }
+                }
+            }
+            return Set.copyOf(out);
+        });
+    }
+
+    /** @return the snapshot's bound pods by node, made once per snapshot */
+    private Map<String, List<PodPlacement>> boundByNode() {
+        Map<String, List<PodPlacement>> b = boundByNode;
+        if (b == null) {
+            Map<String, List<PodPlacement>> out = new HashMap<>();
+            for (PodPlacement p : snapshot.boundPods()) {
+                if (p.node() != null) {
+                    out.computeIfAbsent(p.node(), k -> new ArrayList<>()).add(p);
+                }
+            }
+            b = out;
+            boundByNode = b;
+        }
+        return b;
     }
 
     /** The pool a pod's address of one range is recorded in: its name, and the pool (null: not created yet). */

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of the wrong family or without usable addresses; node pools present, absent or unreadable; pods bound to nodes with
  * and without a slice, their addresses recorded on this interface, on none, on another or not at all),
  * {@link LedgerState#unrecordedByPool()}, which looks each node's pool up without counting it, equals what the
- * per-node {@link LedgerState#view views} give: the same pool, skipped where the view fails.
+ * per-node {@link LedgerState#view views} give: the same pool, skipped where the view fails; and one node pool's
+ * entry made from that node's pods alone ({@link LedgerState#unrecorded}) equals the whole map's.
  */
 class UnrecordedAddressesPropertyTest {
     private static final String SLICED = "\"range\":\"10.20.0.0/24\",\"node_slice_size\":\"/28\",\"network_name\":\"r1\"";
@@ -29,8 +30,20 @@ class UnrecordedAddressesPropertyTest {
         for (long seed = 0; seed < 500; seed++) {
             Random rnd = new Random(seed);
             IpamSnapshot snapshot = snapshot(rnd);
+            Map<String, Set<String>> reference = byViews(new LedgerState(snapshot, null));
+            // one node's slice pool first, from that node's pods alone (a fresh state: the whole map not made yet)
+            for (int node = 0; node < 8; node++) {
+                LedgerState fresh = new LedgerState(snapshot, null);
+                NetworkResolution res = fresh.resolve(PodNetworksRequest.ofAnnotation("ml", "rail1").selections()
+                        .getFirst());
+                RangeView v = fresh.view(res, 0, "n" + node);
+                for (String pool : v.memberPools()) {
+                    assertThat(fresh.unrecorded(pool, "n" + node)).as("seed %d node n%d", seed, node)
+                            .isEqualTo(reference.getOrDefault(pool, Set.of()));
+                }
+            }
             LedgerState state = new LedgerState(snapshot, null);
-            assertThat(state.unrecordedByPool()).as("seed %d", seed).isEqualTo(byViews(new LedgerState(snapshot, null)));
+            assertThat(state.unrecordedByPool()).as("seed %d", seed).isEqualTo(reference);
         }
     }
 
