@@ -101,6 +101,7 @@ public final class IpPoolLedger implements AddressPools {
         LedgerState next = new LedgerState(snapshot, whereaboutsNamespace, previous);
         synchronized (lock) {
             state = next;
+            checks.clear();
             Instant now = clock.instant();
             Set<String> shown = new HashSet<>();
             for (PersistedHold p : snapshot.heldPods()) {
@@ -167,7 +168,9 @@ public final class IpPoolLedger implements AddressPools {
      * The last {@value #CHECKS_KEPT} checks by their demands (access order; guarded by {@link #lock}). A Volcano
      * gang's predicates ask the same demands once per node, thousands of times between two changes of the pools (the
      * shared check names no node: {@link dev.railyard.scheduler.engine.NodeAnswers#shared}); the demands name the
-     * pod, so a gang takes one entry per task.
+     * pod, so a gang takes one entry per task. Under node slices every node's check is its own entry: a kube filter
+     * over 20,000 names asks 20,000, so the memo holds that many and more (a few KiB each). It is emptied when the
+     * state is replaced, so no entry keeps an old state alive.
      */
     private final Map<List<PoolDemand>, CheckedVerdict> checks = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -175,7 +178,7 @@ public final class IpPoolLedger implements AddressPools {
             return size() > CHECKS_KEPT;
         }
     };
-    private static final int CHECKS_KEPT = 4096;
+    private static final int CHECKS_KEPT = 32_768;
 
     @Override
     public PoolVerdict check(List<PoolDemand> demands) {
