@@ -89,40 +89,18 @@ public final class StateCoreCost {
         print("snapshot after one pod change", snap);
         // warm the gang plan, then the predicate storm as vc-scheduler makes it: one call per (task, node)
         d.filter(task(0), List.of(names.get(0)));
-        long[] predicate = new long[20_000];
-        for (int i = 0; i < predicate.length; i++) {
-            ExtenderPod t = task(rnd.nextInt(GANG));
-            String node = names.get(rnd.nextInt(n));
-            long s = cpu();
-            d.filter(t, List.of(node));
-            predicate[i] = cpu() - s;
-        }
-        print("Volcano predicate (1 node, real decisions)", predicate);
-        long[] first1 = new long[500];
-        for (int i = 0; i < first1.length; i++) {
-            state.upsert(WatchedKind.POD, daemon(names.get(rnd.nextInt(n)), rnd.nextInt(DAEMONS),
-                    i % 2 == 0 ? "Failed" : "Running"));
-            ExtenderPod t = task(rnd.nextInt(GANG));
-            String node = names.get(rnd.nextInt(n));
-            long s = cpu();
-            d.filter(t, List.of(node));
-            first1[i] = cpu() - s;
-        }
-        print("first predicate after a pod update", first1);
-        long[] firstAddress = new long[Integer.getInteger("addressChanges", 200)];
-        for (int i = 0; i < firstAddress.length; i++) {
+        print("Volcano predicate (1 node, real decisions)", predicates(d, names, rnd, 20_000, i -> { }));
+        print("first predicate after a pod update", predicates(d, names, rnd, 500,
+                i -> state.upsert(WatchedKind.POD, daemon(names.get(rnd.nextInt(n)), rnd.nextInt(DAEMONS),
+                        i % 2 == 0 ? "Failed" : "Running"))));
+        long[] firstAddress = predicates(d, names, rnd, Integer.getInteger("addressChanges", 200), i -> {
             // whereabouts writes one allocation into a pool when a pod starts and removes it when it ends
             Map<String, Object> a = new LinkedHashMap<>(poolAllocations.getFirst());
             if (i % 2 == 0) {
                 a.put("65000", Map.of("id", "probe", "podref", "bench/probe", "ifname", "net1"));
             }
             state.upsert(WatchedKind.IP_POOL, pool(0, a));
-            ExtenderPod t = task(rnd.nextInt(GANG));
-            String node = names.get(rnd.nextInt(n));
-            long s = cpu();
-            d.filter(t, List.of(node));
-            firstAddress[i] = cpu() - s;
-        }
+        });
         print("first predicate after an address change", firstAddress);
         if (Boolean.getBoolean("firstOnly")) {
             return;
@@ -130,6 +108,24 @@ public final class StateCoreCost {
         fullListCalls(d, names, n, rnd);
         System.out.printf(Locale.ROOT, "rss %,d MiB; heap after GC %,d MiB (load %s)%n%n", rss() >> 20,
                 heapAfterGc() >> 20, load());
+    }
+
+    /**
+     * @param change made before call {@code i} and outside its timing (an informer event, or nothing)
+     * @return CPU time of each of {@code count} predicates of a random gang task on one random node
+     */
+    private static long[] predicates(EnginePlacementDecisions d, List<String> names, Random rnd, int count,
+                                     java.util.function.IntConsumer change) {
+        long[] out = new long[count];
+        for (int i = 0; i < count; i++) {
+            change.accept(i);
+            ExtenderPod t = task(rnd.nextInt(GANG));
+            String node = names.get(rnd.nextInt(names.size()));
+            long s = cpu();
+            d.filter(t, List.of(node));
+            out[i] = cpu() - s;
+        }
+        return out;
     }
 
     /** kube-scheduler's filter over every node name, prioritize over 100 nodes, and a whole gang's predicates. */

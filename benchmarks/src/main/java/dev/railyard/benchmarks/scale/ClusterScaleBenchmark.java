@@ -362,56 +362,63 @@ public final class ClusterScaleBenchmark {
         return (System.nanoTime() - t0) / 1e9;
     }
 
-    /** Pauses churn; per sample: one status update, a pause for the watch event, then the next two calls. */
-    private static void firstCallAfterChange(Options o, DecisionLoad load, Churn churn, ScaleReport.Row row) {
+    /** The first call after a change (p50, max) and the call after it (p50), ms. */
+    private record FirstCalls(double p50, double max, double nextP50) {
+    }
+
+    /**
+     * Churn paused; per sample: {@code change} made (it returns what undoes it, or null), a pause for the watch
+     * event, then the next two calls timed; then the undo, a pause and one untimed call to take it in.
+     */
+    private static FirstCalls firstCalls(Options o, DecisionLoad load, long seed,
+                                         java.util.function.IntFunction<Runnable> change) {
         List<Double> first = new ArrayList<>();
         List<Double> next = new ArrayList<>();
-        Random r = new Random(11);
+        Random r = new Random(seed);
         try (GoStyleTransport t = load.transport()) {
             load.onePredicate(t, r);
             for (int s = 0; s < o.firstCallSamples(); s++) {
-                churn.update(churn.randomPod());
+                Runnable undo = change.apply(s);
                 ScaleControlPlane.sleep(500);
                 first.add(load.onePredicate(t, r));
                 next.add(load.onePredicate(t, r));
+                if (undo != null) {
+                    undo.run();
+                    ScaleControlPlane.sleep(500);
+                    load.onePredicate(t, r);
+                }
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        row.firstCallP50Ms = DecisionLoad.median(first);
-        row.firstCallMaxMs = first.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-        row.nextCallP50Ms = DecisionLoad.median(next);
+        return new FirstCalls(DecisionLoad.median(first),
+                first.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+                DecisionLoad.median(next));
+    }
+
+    /** The first call after a pod status update. */
+    private static void firstCallAfterChange(Options o, DecisionLoad load, Churn churn, ScaleReport.Row row) {
+        FirstCalls f = firstCalls(o, load, 11, s -> {
+            churn.update(churn.randomPod());
+            return null;
+        });
+        row.firstCallP50Ms = f.p50();
+        row.firstCallMaxMs = f.max();
+        row.nextCallP50Ms = f.nextP50();
         System.out.printf("[scale]   first call after a change p50 %.1f ms (max %.1f), next call p50 %.2f ms%n",
                 row.firstCallP50Ms, row.firstCallMaxMs, row.nextCallP50Ms);
     }
 
-    /**
-     * Churn paused; per sample: one allocation written into an IPPool ({@link AddressChange}), a pause for the watch
-     * event, then the next two calls; then the allocation removed again and one call to take that change in.
-     */
+    /** The first call after an address change: one allocation written into an IPPool ({@link AddressChange}). */
     private static void firstCallAfterAddressChange(Options o, DecisionLoad load, AddressChange change,
                                                     ScaleReport.Row row) {
-        List<Double> first = new ArrayList<>();
-        List<Double> next = new ArrayList<>();
-        Random r = new Random(13);
-        try (GoStyleTransport t = load.transport()) {
-            load.onePredicate(t, r);
-            for (int s = 0; s < o.firstCallSamples(); s++) {
-                String offset = change.allocate(s);
-                ScaleControlPlane.sleep(500);
-                first.add(load.onePredicate(t, r));
-                next.add(load.onePredicate(t, r));
-                change.release(s, offset);
-                ScaleControlPlane.sleep(500);
-                load.onePredicate(t, r);
-            }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        row.addressChangeP50Ms = DecisionLoad.median(first);
-        row.addressChangeMaxMs = first.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).max()
-                .orElse(Double.NaN);
-        row.addressChangeNextP50Ms = DecisionLoad.median(next);
+        FirstCalls f = firstCalls(o, load, 13, s -> {
+            String offset = change.allocate(s);
+            return () -> change.release(s, offset);
+        });
+        row.addressChangeP50Ms = f.p50();
+        row.addressChangeMaxMs = f.max();
+        row.addressChangeNextP50Ms = f.nextP50();
         System.out.printf("[scale]   first call after an address change p50 %.1f ms (max %.1f), next call p50 %.2f ms "
                 + "(load %s)%n", row.addressChangeP50Ms, row.addressChangeMaxMs, row.addressChangeNextP50Ms,
                 ScaleReport.load());
