@@ -42,15 +42,29 @@ final class Endpoints {
     record Admission(Answer refusal, RequestBodyBudget.Lease lease) {
     }
 
+    /**
+     * The key of a rate-limited warning ({@link RateLimitedLog}): its kind and the route (null for a built-in
+     * endpoint or an unknown path), so a flood of one kind at one verb does not hide another.
+     */
+    private record Warning(String kind, Route route) {
+    }
+
     private final Map<String, Route> routes;
     private final long maxRequestBytes;
     private final ReadinessProbe readiness;
     private final PrometheusMeterRegistry registry;
     private final ServerMetrics metrics;
     private final RequestBodyBudget bodyBudget;
+    private final RateLimitedLog warnings;
 
     Endpoints(Map<String, VerbHandler> routes, ServerSettings settings, ReadinessProbe readiness,
               PrometheusMeterRegistry registry) {
+        this(routes, settings, readiness, registry, RateLimitedLog.warnings(LOG));
+    }
+
+    /** @param warnings where the warnings a caller can cause go, at most one per kind and route per window */
+    Endpoints(Map<String, VerbHandler> routes, ServerSettings settings, ReadinessProbe readiness,
+              PrometheusMeterRegistry registry, RateLimitedLog warnings) {
         Map<String, Route> table = new LinkedHashMap<>();
         routes.forEach((path, h) -> {
             String[] parts = path.substring(1).split("/", 2);
@@ -65,6 +79,7 @@ final class Endpoints {
         this.registry = registry;
         this.metrics = new ServerMetrics(registry);
         this.bodyBudget = settings.bodyBudget();
+        this.warnings = warnings;
         metrics.bodyBudget(bodyBudget);
     }
 
@@ -145,8 +160,8 @@ final class Endpoints {
         Optional<WireReply> refused = route.handler().refuse(caller);
         if (refused.isPresent()) {
             metrics.error(route.protocol(), route.verb(), refused.get().status() == 401 ? "unauthenticated" : "forbidden");
-            LOG.warn("{}: refused {} from {}: {}", name, refused.get().status(), caller.remoteAddress(),
-                    Answer.oneLine(refused.get().bodyText()));
+            warnings.warn(new Warning("refused", route), "{}: refused {} from {}: {}", name, refused.get().status(),
+                    caller.remoteAddress(), Answer.oneLine(refused.get().bodyText().strip()));
             return new Admission(Answer.closing(refused.get()), null);
         }
         if (!route.handler().readsBody()) {
@@ -202,7 +217,8 @@ final class Endpoints {
     private Answer busy(Route route) {
         String name = route.protocol() + " " + route.verb();
         metrics.error(route.protocol(), route.verb(), "busy");
-        LOG.warn("{}: 429, request bodies in flight fill the budget of {} bytes", name, bodyBudget.bytes());
+        warnings.warn(new Warning("busy", route), "{}: 429, request bodies in flight fill the budget of {} bytes",
+                name, bodyBudget.bytes());
         return new Answer(WireReply.text(429, name + ": server busy: request bodies in flight fill the budget of "
                 + bodyBudget.bytes() + " bytes (serve --request-bytes-in-flight); retry later"),
                 Map.of("Retry-After", "1"), true);
@@ -210,20 +226,33 @@ final class Endpoints {
 
     /**
      * The verb's reply to a complete body: 400 with the reason for a body it cannot use, 500 with one line (and a
-     * warning in the log) for a bug in the handler. Gives the body's share of the budget back.
+     * warning in the log) for a bug in the handler. Gives the body's share of the budget back. The warnings are
+     * rate-limited ({@link RateLimitedLog}); the answers and error counters are per request.
      */
     Answer handle(Route route, byte[] body, Caller caller, RequestBodyBudget.Lease lease) {
         try (RequestBodyBudget.Lease ignored = lease) {
             return Answer.keep(route.handler().handle(body, caller));
         } catch (WireFormatException e) {
             metrics.error(route.protocol(), route.verb(), e.kind().tag());
-            LOG.warn("bad request: {}", e.getMessage());
+            warnings.warn(new Warning("bad_request", route), "bad request: {}", e.getMessage());
             return Answer.keep(WireReply.text(400, Answer.oneLine(e.getMessage())));
         } catch (RuntimeException e) {
             metrics.error(route.protocol(), route.verb(), "internal");
-            LOG.warn("{} {}: internal error: {}", route.protocol(), route.verb(), e.toString(), e);
-            return Answer.keep(WireReply.text(500, route.protocol() + " " + route.verb() + ": internal error: "
-                    + Answer.oneLine(e.toString())));
+            return internalError(route, route.protocol() + " " + route.verb(), e);
         }
+    }
+
+    /**
+     * 500 with one line for a bug met while answering: a warning with the stack trace, rate-limited like the
+     * others (a bug a caller can trigger at will must not flood the log either; the first of each window keeps its
+     * stack trace).
+     *
+     * @param route the verb, or null for a built-in endpoint
+     * @param name  the verb's or endpoint's name for the line and the reply
+     */
+    Answer internalError(Route route, String name, RuntimeException bug) {
+        warnings.warn(new Warning("internal", route), "{}: internal error: {}", Answer.oneLine(name),
+                Answer.oneLine(bug.toString()), bug);
+        return Answer.keep(WireReply.text(500, name + ": internal error: " + Answer.oneLine(bug.toString())));
     }
 }

@@ -1,7 +1,6 @@
 package dev.railyard.scheduler.server;
 
 import dev.railyard.scheduler.protocol.Caller;
-import dev.railyard.scheduler.protocol.WireReply;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -47,7 +46,8 @@ import java.util.function.Supplier;
  * connection is closed. A connection whose request was cut this way, or whose client left before the reply, is
  * counted as {@code client_gone} for its verb.
  *
- * <p>Framing the decoder refuses (a malformed request line or header, a bad or doubled Content-Length, a
+ * <p>Framing the decoder refuses (a malformed request line or header, a version that is not HTTP/DIGIT.DIGIT as
+ * sent (RFC 9112 §2.3) or whose major is not 1 (505, RFC 9110 §15.6.6), a bad or doubled Content-Length, a
  * Content-Length beside a Transfer-Encoding, a bad chunk), a request line over {@link Listener#MAX_REQUEST_LINE}
  * (414), a header section over {@link Listener#MAX_HEADER_BYTES} (431), and any Transfer-Encoding other than a
  * single {@code chunked} (400; RFC 9112 §6.1, §6.3) get a one-line reason and the connection is closed.
@@ -441,13 +441,12 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private static Answer answer(Supplier<Answer> answer, Exchange e, boolean close) {
+    private Answer answer(Supplier<Answer> answer, Exchange e, boolean close) {
         Answer a;
         try {
             a = answer.get();
         } catch (RuntimeException bug) {
-            LOG.warn("{}: internal error: {}", e.name(), bug.toString(), bug);
-            a = Answer.keep(WireReply.text(500, e.name() + ": internal error: " + Answer.oneLine(bug.toString())));
+            a = endpoints.internalError(e.route, e.name(), bug);
         }
         return close ? a.closed() : a;
     }

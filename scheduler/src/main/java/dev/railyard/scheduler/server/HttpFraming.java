@@ -5,10 +5,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -18,9 +21,73 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** HTTP/1.1 details of {@link HttpConnection}: request targets, transfer codings, and replies as Netty writes them. */
+/**
+ * HTTP/1.1 details of {@link HttpConnection}: the request line's version, request targets, transfer codings, and
+ * replies as Netty writes them.
+ */
 final class HttpFraming {
     private HttpFraming() {
+    }
+
+    /**
+     * Netty's request decoder, with the request line's version checked as the client sent it
+     * ({@link #versionRefusal}) before Netty's lenient {@code HttpVersion.valueOf} reads it. A refused version
+     * makes the request a decoder failure, answered by {@link #framingFailure} and closed.
+     */
+    static final class RequestDecoder extends HttpRequestDecoder {
+        RequestDecoder(HttpDecoderConfig config) {
+            super(config);
+        }
+
+        @Override
+        protected HttpMessage createMessage(String[] initialLine) throws Exception {
+            VersionRefused refused = versionRefusal(initialLine[2]);
+            if (refused != null) {
+                throw refused;
+            }
+            return super.createMessage(initialLine);
+        }
+    }
+
+    /** A request line's version that is not served: {@link #status} 400 or 505 and a one-line reason. */
+    static final class VersionRefused extends Exception {
+        final int status;
+
+        VersionRefused(int status, String reason) {
+            super(reason, null, false, false); // no stack trace: a caller can send these at will
+            this.status = status;
+        }
+    }
+
+    /**
+     * RFC 9112 §2.3: {@code HTTP-version = HTTP-name "/" DIGIT "." DIGIT} with {@code HTTP-name = %x48.54.54.50}
+     * ("HTTP"), and "HTTP-version is case-sensitive". Netty's {@code HttpVersion.valueOf} upper-cases the token and
+     * takes any name and any number of digits, so it would serve {@code http/1.1}, {@code Http/1.0},
+     * {@code FOO/1.1} and {@code HTTP/1.01} as HTTP/1.x; here they are not. A token outside the grammar is a
+     * malformed request line: 400 (RFC 9112 §2.2). A well-formed version whose major version is not 1
+     * ({@code HTTP/2.0}, the HTTP/2 preface's {@code PRI * HTTP/2.0}, {@code HTTP/0.9}) is answered 505 (RFC 9110
+     * §15.6.6: the server does not support the major version). Another minor version of 1 ({@code HTTP/1.2}) is
+     * served as HTTP/1.1 (RFC 9110 §2.5).
+     *
+     * @param version the request line's third word as sent
+     * @return the refusal, or null when the version is served
+     */
+    static VersionRefused versionRefusal(String version) {
+        if (version.length() != 8 || !version.startsWith("HTTP/") || !isDigit(version.charAt(5))
+                || version.charAt(6) != '.' || !isDigit(version.charAt(7))) {
+            return new VersionRefused(400, version.isEmpty()
+                    ? "malformed request: the request line has no HTTP version (HTTP/0.9 is not served)"
+                    : "malformed request: HTTP version \"" + Answer.oneLine(version) + "\" is not HTTP/<digit>.<digit>"
+                    + " (RFC 9112 section 2.3: the version is case-sensitive)");
+        }
+        if (version.charAt(5) != '1') {
+            return new VersionRefused(505, version + " is not supported: send HTTP/1.1 (RFC 9110 section 15.6.6)");
+        }
+        return null;
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     /** The path of an origin-form or absolute-form target, percent-decoded (as the JDK server's getPath). */
@@ -105,13 +172,18 @@ final class HttpFraming {
     }
 
     /**
-     * The closing answer to a request the decoder refused, counted in {@code metrics}: 414 for a request line over
-     * {@link Listener#MAX_REQUEST_LINE}, 431 for a header section over {@link Listener#MAX_HEADER_BYTES}, else 400
+     * The closing answer to a request the decoder refused, counted in {@code metrics}: the 400 or 505 of a refused
+     * version ({@link #versionRefusal}), 414 for a request line over {@link Listener#MAX_REQUEST_LINE}, 431 for a
+     * header section over {@link Listener#MAX_HEADER_BYTES}, else 400
      * {@code <name>malformed request: <what the decoder found>}.
      *
      * @param name the verb and a colon ({@code "volcano predicate: "}), or empty
      */
     static Answer framingFailure(Throwable cause, String name, ServerMetrics metrics) {
+        if (cause instanceof VersionRefused v) {
+            metrics.error("http", "framing", v.status == 505 ? "unsupported_version" : "malformed_request");
+            return Answer.closing(v.status, v.getMessage());
+        }
         if (cause instanceof TooLongHttpLineException) {
             metrics.error("http", "framing", "too_large");
             return Answer.closing(414, "request line longer than " + Listener.MAX_REQUEST_LINE + " bytes");

@@ -10,7 +10,6 @@ import dev.railyard.scheduler.protocol.Caller;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.handler.ssl.SslHandler;
@@ -26,8 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * What the connections of one listening port share, and how each new connection's pipeline is built:
  * <pre>
- *   [TLS: SslHandler] -> first-byte watch -> HttpRequestDecoder -> HttpResponseEncoder -> HttpConnection
+ *   [TLS: SslHandler] -> first-byte watch -> HttpFraming.RequestDecoder -> HttpResponseEncoder -> HttpConnection
  * </pre>
+ * ({@link HttpFraming.RequestDecoder}: Netty's {@code HttpRequestDecoder} with the request line's version checked
+ * as RFC 9112 §2.3 writes it.)
  * Reads are explicit (auto-read off): a connection reads only while it waits for a request or for the rest of a
  * body, and holds decoded messages back while a request is admitted or decided, so no body is read before
  * {@code refuse} and no pipelined request is served before the reply to the one before it.
@@ -88,8 +89,8 @@ final class Listener extends ChannelInitializer<Channel> {
 
     /**
      * Strict framing (RFC 9112): header names and values validated, one Content-Length only, a Content-Length
-     * beside a Transfer-Encoding refused, CR without LF refused; decoding failures become a 400, 414 or 431 in
-     * {@link HttpConnection}.
+     * beside a Transfer-Encoding refused, CR without LF refused; decoding failures become a 400, 414, 431 or (an
+     * HTTP version other than 1.x) 505 in {@link HttpConnection}.
      */
     static HttpDecoderConfig decoderConfig() {
         return new HttpDecoderConfig()
@@ -139,7 +140,7 @@ final class Listener extends ChannelInitializer<Channel> {
         }
         HttpConnection connection = new HttpConnection(this, ssl);
         p.addLast("first-byte", connection.firstByteWatch());
-        p.addLast("decoder", new HttpRequestDecoder(decoderConfig()));
+        p.addLast("decoder", new HttpFraming.RequestDecoder(decoderConfig()));
         p.addLast("encoder", new HttpResponseEncoder());
         p.addLast("exchange", connection);
     }

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  *       {@code bad_method}, {@code not_found}, {@code truncated_body}, {@code unauthenticated} (401 before the
  *       body), {@code forbidden}, {@code busy} (429: the request-body budget was full), {@code client_gone},
  *       {@code slow_reader} (a reply not taken by the client within the request-read timeout: connection closed),
- *       {@code internal});</li>
+ *       {@code malformed_request} (framing the decoder refuses), {@code unsupported_version} (505: an HTTP version
+ *       other than 1.x), {@code internal});</li>
  *   <li>{@code railyard_extender_request_body_in_flight_bytes} and {@code railyard_extender_request_body_budget_bytes}:
  *       request-body bytes and unwritten reply bytes held now, and the budget they may fill ({@link RequestBodyBudget}).</li>
  * </ul>

@@ -313,9 +313,13 @@ final class HostileCorpus {
                 e -> Optional.of(new Probe(rawWithoutHost(e, "POST " + e.path() + " HTTP/1.0",
                         "Content-Type: application/json\r\nContent-Length: " + e.base().length + "\r\n", e.base()),
                         Send.ALL, Expect.byOracle(), e.base()))));
-        out.add(new Entry("http-2-0-line", "framing", "request line HTTP/2.0 over HTTP/1",
-                e -> Optional.of(new Probe(raw(e, "POST " + e.path() + " HTTP/2.0", "Content-Length: " + e.base().length
-                        + "\r\n", e.base()), Send.ALL, Expect.byOracle(), e.base()))));
+        // RFC 9110 §15.6.6: 505 for a major version other than 1; RFC 9112 §2.3: the version is case-sensitive
+        out.add(framing("http-2-0-line", "request line HTTP/2.0 over HTTP/1", Send.ALL, Expect.refused(505),
+                e -> raw(e, "POST " + e.path() + " HTTP/2.0", "Content-Length: " + e.base().length + "\r\n", e.base())));
+        out.add(framing("http-version-lowercase", "request line version http/1.1", Send.ALL, Expect.refused(400),
+                e -> raw(e, "POST " + e.path() + " http/1.1", "Content-Length: " + e.base().length + "\r\n", e.base())));
+        out.add(framing("http-version-junk", "request line version HTTP/1.1x", Send.ALL, Expect.refused(400),
+                e -> raw(e, "POST " + e.path() + " HTTP/1.1x", "Content-Length: " + e.base().length + "\r\n", e.base())));
         out.add(framing("http-0-9", "an HTTP/0.9 request line", Send.ALL, Expect.closedOr(400, 405, 505),
                 e -> utf8("GET " + e.path() + "\r\n\r\n")));
         out.add(new Entry("expect-100", "framing", "Expect: 100-continue, then the body",
