@@ -21,9 +21,10 @@ import java.util.function.LongSupplier;
  * requests' answers and error counters are not affected. Where the sink's debug level is on, each warning held
  * back is written at debug: whoever turns debug on asked for a line per event.
  *
- * <p>Lock-free: a key's window is one {@link AtomicLong} (its start) and its suppressed count another; of the
- * threads that see a window expire, the one whose compare-and-set moves its start writes the line, the others count
- * as suppressed in the new window. A warning that races a window's end may so be counted in the next window; no
+ * <p>A key's window is one {@link AtomicLong} (its start) and its suppressed count another. A warning inside the
+ * window only counts (no lock); the threads that see the window expire take the key's lock, and the first of them
+ * takes the count and then moves the start, so the others, and every later warning, count for the next line. A
+ * warning that reads the start just before the window ends and counts just after may be reported one line late; no
  * warning goes uncounted. Keys must come from a bounded set (kind and route, never the caller's text): each key
  * keeps its window for the life of the server.
  */
@@ -116,8 +117,18 @@ final class RateLimitedLog {
             // a new key's window "started" one window ago, so its first warning is written
             w = windows.computeIfAbsent(key, k -> new Window(now - windowNanos));
         }
-        long start = w.start.get();
-        if (now - start < windowNanos || !w.start.compareAndSet(start, now)) {
+        long quiet = -1;
+        if (now - w.start.get() >= windowNanos) {
+            synchronized (w) {
+                // the count is taken before the new start is published: a warning that sees the new window counts
+                // for the next line, never for this one
+                if (now - w.start.get() >= windowNanos) {
+                    quiet = w.suppressed.getAndSet(0);
+                    w.start.set(now);
+                }
+            }
+        }
+        if (quiet < 0) {
             w.suppressed.incrementAndGet();
             if (sink.debugEnabled()) {
                 FormattingTuple line = MessageFormatter.arrayFormat(format, args);
@@ -125,7 +136,6 @@ final class RateLimitedLog {
             }
             return false;
         }
-        long quiet = w.suppressed.getAndSet(0);
         FormattingTuple line = MessageFormatter.arrayFormat(format, args);
         sink.warn(quiet == 0 ? line.getMessage() : line.getMessage() + String.format(Locale.ROOT,
                 " (and %,d more like it in the %s after the previous one)", quiet, windowText),
