@@ -179,9 +179,11 @@ final class HoldBook {
      */
     long inFlight(LedgerState s, RangeView view, Set<String> exceptPods) {
         long n = 0;
-        for (String pool : view.memberPools()) {
+        List<String> members = view.memberPools();
+        for (int i = 0; i < members.size(); i++) {
+            String pool = members.get(i);
             Collection<Hold> q = inPool(pool);
-            Set<String> bound = s.unrecorded(pool, view.node());
+            Set<String> bound = s.unrecorded(pool, view.memberNode(i));
             Set<String> held = bound.isEmpty() || q.isEmpty() ? Set.of() : new HashSet<>();
             for (Hold h : q) {
                 if (exceptPods.isEmpty() || !exceptPods.contains(h.podRef())) {

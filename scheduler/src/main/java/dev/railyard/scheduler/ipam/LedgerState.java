@@ -6,8 +6,6 @@ import dev.railyard.api.whereabouts.IPPool;
 import dev.railyard.api.whereabouts.NodeSliceAllocation;
 import dev.railyard.api.whereabouts.NodeSlicePool;
 import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import inet.ipaddr.IPAddress;
 
@@ -19,6 +17,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,11 +40,11 @@ final class LedgerState {
 
     private final Map<String, NetworkResolution> resolutions = new ConcurrentHashMap<>();
     private final Map<String, PoolChoice> poolChoices = new ConcurrentHashMap<>();
-    private final Map<String, Decoded> decodedByObject = new ConcurrentHashMap<>();
-    private final Map<String, Decoded> decodedBefore;
-    private final Map<String, SliceAddresses> sliceAddresses = new ConcurrentHashMap<>();
-    private final Map<String, SliceAddresses> sliceAddressesBefore;
-    private final Map<String, List<IPAddress>> reservedByNetworkName = new ConcurrentHashMap<>();
+    private final CarriedCounts carried;
+    private final CarriedCounts.NodeCounts nodeCounts;
+    private final Map<String, ReservedAddresses> reservedByNetworkName = new ConcurrentHashMap<>();
+    private final Map<String, ReservedAddresses> reservedBefore;
+    private final List<OverlappingRangeIPReservation> reservationsBefore;
     private final Map<String, RangeView> views = new ConcurrentHashMap<>();
     private final Map<String, Map<String, NodeSliceAllocation>> slicesByNode = new ConcurrentHashMap<>();
     private volatile Map<String, Set<String>> unrecorded;
@@ -55,14 +54,6 @@ final class LedgerState {
 
     /** The IPPool chosen for a name (null pool: not created yet) and why, when several namespaces hold one. */
     record PoolChoice(DecodedPool pool, String note) {
-    }
-
-    /** A decoded IPPool and the object it was decoded from: a later snapshot holding that same object reuses it. */
-    private record Decoded(IPPool source, DecodedPool pool) {
-    }
-
-    /** A node slice's CIDR (null: not a CIDR of the range's family) and its addresses: a function of both texts. */
-    private record SliceAddresses(AddressText.Cidr cidr, UsableAddresses usable) {
     }
 
     /**
@@ -75,15 +66,17 @@ final class LedgerState {
     }
 
     /**
-     * @param previous the state this one replaces, or null: what it decoded from objects this snapshot still holds
-     *                 (the same instances) is reused, so a change to one IPPool of tens of thousands (node slices)
-     *                 does not decode them all again. Only its caches are kept, never the state, so states do not
-     *                 chain.
+     * @param previous the state this one replaces, or null: its {@link CarriedCounts} are shared, so what it worked
+     *                 out from objects this snapshot still holds (the same instances) is reused, and a change to one
+     *                 IPPool of tens of thousands (node slices) does not decode and count them all again. Only its
+     *                 caches are kept, never the state, so states do not chain.
      */
     LedgerState(IpamSnapshot snapshot, String whereaboutsNamespace, LedgerState previous) {
         this.snapshot = snapshot;
-        this.decodedBefore = previous == null ? Map.of() : previous.decodedByObject;
-        this.sliceAddressesBefore = previous == null ? Map.of() : previous.sliceAddresses;
+        this.carried = previous == null ? new CarriedCounts() : previous.carried;
+        this.nodeCounts = carried.nodeCounts(snapshot.networkAttachmentDefinitions(), snapshot.macvlanNetworks());
+        this.reservedBefore = previous == null ? Map.of() : previous.reservedByNetworkName;
+        this.reservationsBefore = previous == null ? List.of() : previous.reservations;
         for (NetworkAttachmentDefinition nad : snapshot.networkAttachmentDefinitions()) {
             String ns = namespace(nad);
             String name = name(nad);
@@ -132,10 +125,7 @@ final class LedgerState {
     }
 
     DecodedPool decode(IPPool pool) {
-        return decodedByObject.computeIfAbsent(namespace(pool) + "/" + name(pool), k -> {
-            Decoded before = decodedBefore.get(k);
-            return before != null && before.source() == pool ? before : new Decoded(pool, DecodedPool.decode(pool));
-        }).pool();
+        return carried.decode(namespace(pool) + "/" + name(pool), pool);
     }
 
     /** @return the IPPool whereabouts would use for this name; several namespaces: the fullest, with a note */
@@ -157,18 +147,23 @@ final class LedgerState {
         });
     }
 
-    /** @return the addresses OverlappingRangeIPReservations of this network name hold */
-    private List<IPAddress> reservedAddresses(String networkName) {
+    /**
+     * @return the addresses OverlappingRangeIPReservations of this network name hold, indexed once per snapshot (the
+     *         last snapshot's index while the reservations are the same objects)
+     */
+    private ReservedAddresses reservedAddresses(String networkName) {
         return reservedByNetworkName.computeIfAbsent(networkName, nn -> {
-            List<IPAddress> out = new ArrayList<>();
-            for (OverlappingRangeIPReservation r : reservations) {
-                IPAddress ip = PoolNames.reservedAddress(name(r), nn);
-                if (ip != null) {
-                    out.add(ip);
-                }
+            ReservedAddresses before = reservedBefore.get(nn);
+            if (before != null && sameInstances(reservationsBefore, reservations)) {
+                return before;
             }
-            return List.copyOf(out);
+            return carried.reserved(nn, last -> ReservedAddresses.of(reservations, last,
+                    r -> PoolNames.reservedAddress(name(r), nn)));
         });
+    }
+
+    private static <T> boolean sameInstances(List<T> a, List<T> b) {
+        return CarriedCounts.sameInstances(a, b);
     }
 
     /**
@@ -207,7 +202,7 @@ final class LedgerState {
      * The {@link #unrecordedByPool} entry of one pool. For a node's slice pool ({@code node} not null) it is made from
      * the pods bound to that node alone, once per snapshot and pool, so a check on one node after an address change
      * does not look at every bound pod of the cluster (its pool's name holds the node's, so no pod of another node
-     * draws from it).
+     * draws from it); and it is the last snapshot's while the node's slice, pool object and pods are the same.
      *
      * @param node the node of a node-slice view, or null
      */
@@ -217,8 +212,15 @@ final class LedgerState {
             return (all != null ? all : unrecordedByPool()).getOrDefault(pool, Set.of());
         }
         return unrecordedOnNode.computeIfAbsent(pool + "\n" + node, k -> {
+            List<PodPlacement> pods = boundByNode().getOrDefault(node, List.of());
+            List<IPPool> sources = poolsByName.getOrDefault(pool, List.of());
+            CarriedCounts.Unrecorded before = nodeCounts.unrecorded(k);
+            if (before != null && sameInstances(before.sources(), sources)
+                    && sameInstances(before.slicePools(), snapshot.nodeSlicePools()) && before.pods().equals(pods)) {
+                return before.slots();
+            }
             Set<String> out = new HashSet<>();
-            for (PodPlacement p : boundByNode().getOrDefault(node, List.of())) {
+            for (PodPlacement p : pods) {
                 for (NetworkSelection sel : p.request().selections()) {
                     NetworkResolution res = resolve(sel);
                     if (res.failure() != null || res.ipam() == null || !res.ipam().nodeSliceMode()) {
@@ -233,7 +235,9 @@ final class LedgerState {
                     }
                 }
             }
-            return Set.copyOf(out);
+            Set<String> slots = Set.copyOf(out);
+            nodeCounts.unrecorded(k, new CarriedCounts.Unrecorded(snapshot.nodeSlicePools(), pods, sources, slots));
+            return slots;
         });
     }
 
@@ -270,14 +274,11 @@ final class LedgerState {
             return v.failure() != null || v.memberPools().isEmpty() ? null
                     : new RecordingPool(v.memberPools().get(0), v.pool());
         }
-        String sliceName = ipam.nodeSlicePoolName();
-        NodeSlicePool nsp = slicePool(sliceName);
-        NodeSliceAllocation slice = nsp == null ? null
-                : slicesByNode.computeIfAbsent(sliceName, k -> slicesByNode(nsp)).get(node);
+        NodeSliceAllocation slice = sliceIndex(ipam.nodeSlicePoolName()).get(node);
         if (slice == null) {
             return null;
         }
-        SliceAddresses addresses = sliceAddresses(ipam.ranges().get(index), slice.sliceRange());
+        CarriedCounts.SliceAddresses addresses = carried.slice(ipam.ranges().get(index), slice.sliceRange());
         if (addresses.cidr() == null || addresses.usable().emptyReason() != null) {
             return null;
         }
@@ -325,89 +326,7 @@ final class LedgerState {
     // ---- network resolution ------------------------------------------------------------------------------------
 
     NetworkResolution resolve(NetworkSelection s) {
-        return resolutions.computeIfAbsent(s.key(), k -> resolveUncached(s));
-    }
-
-    private NetworkResolution resolveUncached(NetworkSelection s) {
-        String key = s.key();
-        NetworkAttachmentDefinition nad = nads.get(key);
-        MacvlanNetwork macvlan = macvlans.get(s.name());
-        boolean macvlanRendersHere = macvlan != null && macvlan.getSpec() != null
-                && macvlan.getSpec().effectiveNetworkNamespace().equals(s.namespace());
-        if (macvlanRendersHere) {
-            String ipam = macvlan.getSpec().ipam();
-            if (ipam != null && !ipam.isBlank() && !isJsonObject(ipam)) {
-                return NetworkResolution.failed(key, PoolReason.NETWORK_CONFIG_INVALID, "MacvlanNetwork " + s.name()
-                        + ": spec.ipam is not a JSON object (" + abbreviate(ipam) + "), so the network-operator cannot"
-                        + " render NetworkAttachmentDefinition " + key
-                        + (nad == null ? "" : " (the existing one is stale)"));
-            }
-        }
-        if (nad == null) {
-            StringBuilder m = new StringBuilder("no NetworkAttachmentDefinition " + s.name() + " in namespace "
-                    + s.namespace());
-            Set<String> elsewhere = new TreeSet<>(nadNamespacesByName.getOrDefault(s.name(), Set.of()));
-            elsewhere.remove(s.namespace());
-            if (!elsewhere.isEmpty()) {
-                String other = elsewhere.iterator().next();
-                m.append(" (multus resolves a name without namespace in the pod's namespace); it exists in ")
-                        .append(String.join(", ", elsewhere)).append(": reference it as ").append(other).append('/')
-                        .append(s.name());
-            }
-            if (macvlanRendersHere) {
-                m.append("; MacvlanNetwork ").append(s.name()).append(" has not rendered it");
-                if (macvlan.getStatus() != null && macvlan.getStatus().state() != null) {
-                    m.append(" (state ").append(macvlan.getStatus().state());
-                    if (macvlan.getStatus().reason() != null && !macvlan.getStatus().reason().isEmpty()) {
-                        m.append(": ").append(macvlan.getStatus().reason());
-                    }
-                    m.append(')');
-                }
-            } else if (macvlan != null && macvlan.getSpec() != null) {
-                m.append("; MacvlanNetwork ").append(s.name()).append(" renders it into namespace ")
-                        .append(macvlan.getSpec().effectiveNetworkNamespace());
-            }
-            return NetworkResolution.failed(key, PoolReason.NETWORK_NOT_FOUND, m.toString());
-        }
-        String config = nad.getSpec() == null ? null : nad.getSpec().config();
-        if (config == null || config.isBlank()) {
-            return new NetworkResolution(key, null, null, null, null, List.of("NetworkAttachmentDefinition " + key
-                    + " has no spec.config: multus reads the CNI config from each node's conf dir, so Railyard cannot"
-                    + " count its addresses"));
-        }
-        CniNetworkConfig cni;
-        try {
-            cni = CniNetworkConfig.parse(config);
-        } catch (IpamConfigException e) {
-            return NetworkResolution.failed(key, PoolReason.NETWORK_CONFIG_INVALID,
-                    "NetworkAttachmentDefinition " + key + ": " + e.getMessage());
-        }
-        if (!cni.whereabouts()) {
-            return new NetworkResolution(key, null, null, null, cni.master(), List.of("NetworkAttachmentDefinition "
-                    + key + (cni.ipam() == null ? " has no IPAM" : " uses IPAM type '" + cni.ipamType() + "'")
-                    + ", not whereabouts: its addresses are not counted"));
-        }
-        try {
-            IpamConfig ipam = IpamConfigParser.parse(cni.ipam(), cni.name());
-            return new NetworkResolution(key, null, null, ipam, cni.master(), ipam.notes());
-        } catch (IpamConfigException e) {
-            return NetworkResolution.failed(key, PoolReason.IPAM_CONFIG_INVALID,
-                    "NetworkAttachmentDefinition " + key + " IPAM: " + e.getMessage());
-        }
-    }
-
-    private static boolean isJsonObject(String text) {
-        try {
-            JsonNode n = CniNetworkConfig.JSON.readTree(text);
-            return n != null && n.isObject();
-        } catch (JacksonException e) {
-            return false;
-        }
-    }
-
-    private static String abbreviate(String text) {
-        String t = text.replaceAll("\\s+", " ").strip();
-        return t.length() <= 60 ? t : t.substring(0, 57) + "...";
+        return resolutions.computeIfAbsent(s.key(), k -> NetworkResolver.resolve(s, nads, nadNamespacesByName, macvlans));
     }
 
     // ---- range counts ------------------------------------------------------------------------------------------
@@ -420,13 +339,18 @@ final class LedgerState {
     RangeView view(NetworkResolution res, int index, String node) {
         IpamConfig ipam = res.ipam();
         String key = res.key() + "#" + index + (ipam.nodeSliceMode() ? "@" + (node == null ? "" : node) : "");
-        return views.computeIfAbsent(key, k -> {
-            IpamRange range = ipam.ranges().get(index);
-            if (!ipam.nodeSliceMode()) {
-                return normalView(ipam, range);
-            }
-            return node == null ? allSlicesView(ipam, range) : sliceView(ipam, range, node);
-        });
+        RangeView v = views.get(key);
+        if (v != null) {
+            return v;
+        }
+        IpamRange range = ipam.ranges().get(index);
+        if (!ipam.nodeSliceMode()) {
+            v = normalView(ipam, range);
+        } else {
+            v = node == null ? allSlicesView(res, index) : sliceView(ipam, range, node, key);
+        }
+        RangeView raced = views.putIfAbsent(key, v);
+        return raced != null ? raced : v;
     }
 
     private RangeView normalView(IpamConfig ipam, IpamRange range) {
@@ -436,7 +360,7 @@ final class LedgerState {
             return RangeView.failed(poolName, range.canonical(), PoolReason.IPAM_CONFIG_INVALID,
                     "range " + range.text() + ": " + usable.emptyReason());
         }
-        return counted(ipam, poolName, null, range.canonical(), usable);
+        return counted(ipam, poolName, null, range.canonical(), usable, pool(poolName), reservedIn(ipam, usable));
     }
 
     /** @return true when the snapshot holds a NodeSlicePool of this name (in whereabouts' namespace) */
@@ -449,20 +373,37 @@ final class LedgerState {
         return candidates.isEmpty() ? null : candidates.get(0);
     }
 
-    private RangeView sliceView(IpamConfig ipam, IpamRange range, String node) {
+    /** @return the node → slice index of the NodeSlicePool of this name (empty when there is none) */
+    private Map<String, NodeSliceAllocation> sliceIndex(String name) {
+        NodeSlicePool nsp = slicePool(name);
+        return nsp == null ? Map.of() : slicesByNode.computeIfAbsent(name, k -> carried.sliceIndex(k, nsp));
+    }
+
+    /**
+     * One node's slice, counted; or, while the node's slice, its IPPool object(s), the pool choice and the
+     * reservations inside the slice are what the last count saw, that count (its stale allocations judged again
+     * against this snapshot's pods).
+     */
+    private RangeView sliceView(IpamConfig ipam, IpamRange range, String node, String key) {
         String sliceName = ipam.nodeSlicePoolName();
-        NodeSlicePool nsp = slicePool(sliceName);
-        if (nsp == null) {
+        if (slicePool(sliceName) == null) {
             return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "NodeSlicePool "
                     + sliceName + " not found: whereabouts' node-slice controller has not sliced " + range.canonical());
         }
-        NodeSliceAllocation slice = slicesByNode.computeIfAbsent(sliceName, k -> slicesByNode(nsp)).get(node);
+        NodeSliceAllocation slice = sliceIndex(sliceName).get(node);
         if (slice == null) {
             return RangeView.failed(sliceName, range.canonical(), PoolReason.NODE_SLICE_MISSING, "node " + node
                     + " has no slice in NodeSlicePool " + sliceName
                     + " (whereabouts fails with \"no allocated node slice for node\")");
         }
-        SliceAddresses addresses = sliceAddresses(range, slice.sliceRange());
+        CarriedCounts.SliceView before = nodeCounts.view(key);
+        if (before != null && before.slice().equals(slice.sliceRange())) {
+            RangeView v = carriedView(before, ipam, key);
+            if (v != null) {
+                return v;
+            }
+        }
+        CarriedCounts.SliceAddresses addresses = carried.slice(range, slice.sliceRange());
         if (addresses.cidr() == null) {
             return RangeView.failed(sliceName, String.valueOf(slice.sliceRange()), PoolReason.POOL_INVALID,
                     "NodeSlicePool " + sliceName + ": slice '" + slice.sliceRange() + "' of node " + node
@@ -475,40 +416,55 @@ final class LedgerState {
             return RangeView.failed(poolName, slice.sliceRange(), PoolReason.IPAM_CONFIG_INVALID,
                     "node " + node + ": " + usable.emptyReason());
         }
-        return counted(ipam, poolName, node, slice.sliceRange(), usable);
-    }
-
-    /** Parses a slice once per range and slice text, across snapshots (each node's check needs its slice's). */
-    private SliceAddresses sliceAddresses(IpamRange range, String slice) {
-        return sliceAddresses.computeIfAbsent(range.cidr().canonical() + " " + slice, k -> {
-            SliceAddresses before = sliceAddressesBefore.get(k);
-            if (before != null) {
-                return before;
-            }
-            AddressText.Cidr cidr = AddressText.parseCidr(slice);
-            return cidr == null || cidr.ipv4() != range.cidr().ipv4() ? new SliceAddresses(null, null)
-                    : new SliceAddresses(cidr, UsableAddresses.ofSlice(range, cidr));
-        });
+        List<IPPool> sources = poolsByName.getOrDefault(poolName, List.of());
+        PoolChoice choice = pool(poolName);
+        List<IPAddress> reserved = reservedIn(ipam, usable);
+        RangeView v = counted(ipam, poolName, node, slice.sliceRange(), usable, choice, reserved);
+        if (v.failure() == null) {
+            nodeCounts.view(key, new CarriedCounts.SliceView(slice.sliceRange(), usable, sources, choice.note(),
+                    reserved, v));
+        }
+        return v;
     }
 
     /**
-     * The node → slice index of one NodeSlicePool, built once per snapshot: a pool of a large range lists tens of
-     * thousands of slices, and every node's check looks its own up. A node listed twice keeps its first slice, the
-     * one whereabouts' {@code GetNodeSlice} finds first.
+     * @param before a node's view counted for the same slice under the same network definitions (so the same pool
+     *               name and addresses)
+     * @return that view while its pool objects, pool choice and reservations are the same (its stale allocations
+     *         judged again against this snapshot's pods), else null
      */
-    private static Map<String, NodeSliceAllocation> slicesByNode(NodeSlicePool nsp) {
-        Map<String, NodeSliceAllocation> byNode = new HashMap<>();
-        if (nsp.getStatus() != null) {
-            for (NodeSliceAllocation a : nsp.getStatus().allocations()) {
-                if (a != null && a.nodeName() != null && !a.nodeName().isEmpty()) {
-                    byNode.putIfAbsent(a.nodeName(), a);
-                }
+    private RangeView carriedView(CarriedCounts.SliceView before, IpamConfig ipam, String key) {
+        String poolName = before.view().poolName();
+        List<IPPool> sources = poolsByName.getOrDefault(poolName, List.of());
+        if (!sameInstances(before.sources(), sources)) {
+            return null;
+        }
+        // one IPPool or none: no choice to note (pool()); several: the choice's note must be the same
+        if (sources.size() > 1 && !Objects.equals(before.note(), pool(poolName).note())) {
+            return null;
+        }
+        if (!before.reserved().equals(reservedIn(ipam, before.usable()))) {
+            return null;
+        }
+        RangeView v = before.view();
+        if (v.pool() != null && !v.pool().allocations().isEmpty()) {
+            List<String> stale = v.pool().stale(snapshot.livePods());
+            if (!stale.equals(v.stale())) {
+                v = v.withStale(stale);
+                nodeCounts.view(key, new CarriedCounts.SliceView(before.slice(), before.usable(), sources,
+                        before.note(), before.reserved(), v));
             }
         }
-        return byNode;
+        return v;
     }
 
-    private RangeView allSlicesView(IpamConfig ipam, IpamRange range) {
+    /**
+     * The sum of every node's slice: each node's {@link #view}, so what a node check counted (here or, unchanged,
+     * in an earlier snapshot) is not counted again.
+     */
+    private RangeView allSlicesView(NetworkResolution res, int index) {
+        IpamConfig ipam = res.ipam();
+        IpamRange range = ipam.ranges().get(index);
         String sliceName = ipam.nodeSlicePoolName();
         NodeSlicePool nsp = slicePool(sliceName);
         if (nsp == null) {
@@ -516,6 +472,7 @@ final class LedgerState {
                     + sliceName + " not found: whereabouts' node-slice controller has not sliced " + range.canonical());
         }
         List<String> members = new ArrayList<>();
+        List<String> memberNodes = new ArrayList<>();
         List<String> stale = new ArrayList<>();
         List<String> inconsistencies = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -527,12 +484,15 @@ final class LedgerState {
             if (a == null || a.nodeName() == null || a.nodeName().isEmpty()) {
                 continue;
             }
-            RangeView v = sliceView(ipam, range, a.nodeName());
+            RangeView v = view(res, index, a.nodeName());
             if (v.failure() != null) {
                 notes.add(v.failureMessage());
                 continue;
             }
             members.addAll(v.memberPools());
+            for (int i = 0; i < v.memberPools().size(); i++) {
+                memberNodes.add(v.memberNode(i));
+            }
             usable = saturatedAdd(usable, v.usable());
             allocated += v.allocated();
             elsewhere += v.reservedElsewhere();
@@ -545,11 +505,20 @@ final class LedgerState {
         }
         return new RangeView(members, sliceName + " (" + members.size() + " node slices)", null, null,
                 range.canonical(), members.size() + " slices of /" + ipam.nodeSliceSize(), usable, allocated,
-                elsewhere, null, stale, inconsistencies, notes, null, null);
+                elsewhere, null, stale, inconsistencies, notes, null, null, memberNodes, null);
     }
 
-    private RangeView counted(IpamConfig ipam, String poolName, String node, String range, UsableAddresses usable) {
-        PoolChoice choice = pool(poolName);
+    /** @return the reservations of the network's name inside the range, when whereabouts counts them */
+    private List<IPAddress> reservedIn(IpamConfig ipam, UsableAddresses usable) {
+        return ipam.overlappingRanges() ? usable.reservedAmong(reservedAddresses(ipam.networkName())) : List.of();
+    }
+
+    /**
+     * @param reserved the reservations inside the range ({@link #reservedIn}): those not of this pool's own
+     *                 allocations count as taken elsewhere
+     */
+    private RangeView counted(IpamConfig ipam, String poolName, String node, String range, UsableAddresses usable,
+                              PoolChoice choice, List<IPAddress> reserved) {
         DecodedPool pool = choice.pool();
         List<String> notes = new ArrayList<>(usable.notes());
         if (choice.note() != null) {
@@ -572,7 +541,7 @@ final class LedgerState {
         long elsewhere = 0;
         if (ipam.overlappingRanges()) {
             List<IPAddress> others = new ArrayList<>();
-            for (IPAddress ip : reservedAddresses(ipam.networkName())) {
+            for (IPAddress ip : reserved) {
                 if (!inPool.contains(AddressText.format(ip))) {
                     others.add(ip);
                 }

@@ -21,16 +21,37 @@ import java.util.List;
  * @param notes             what whereabouts silently ignores in this range
  * @param failure           null, or why this range refuses every pod
  * @param failureMessage    the failure in one line
+ * @param memberNodes       the node of each member pool, in the same order, for a sum of node slices; empty when
+ *                          every member belongs to {@link #node} (one pool)
+ * @param id                a stable identity for summing demand: the member pool names joined by commas (null:
+ *                          made from them; a sum of 20,000 slices makes it once, not per call)
  */
 record RangeView(List<String> memberPools, String poolName, String poolNamespace, String node, String range,
                  String span, long usable, long allocated, long reservedElsewhere, DecodedPool pool,
                  List<String> stale, List<String> inconsistencies, List<String> notes, PoolReason failure,
-                 String failureMessage) {
+                 String failureMessage, List<String> memberNodes, String id) {
     RangeView {
         memberPools = List.copyOf(memberPools);
         stale = List.copyOf(stale);
         inconsistencies = List.copyOf(inconsistencies);
         notes = List.copyOf(notes);
+        memberNodes = memberNodes == null ? List.of() : List.copyOf(memberNodes);
+        if (!memberNodes.isEmpty() && memberNodes.size() != memberPools.size()) {
+            throw new IllegalArgumentException(memberNodes.size() + " member nodes for " + memberPools.size()
+                    + " member pools");
+        }
+        if (id == null) {
+            id = memberPools.size() == 1 ? memberPools.get(0) : String.join(",", memberPools);
+        }
+    }
+
+    /** A view of one pool (or none) without member nodes of its own. */
+    RangeView(List<String> memberPools, String poolName, String poolNamespace, String node, String range,
+              String span, long usable, long allocated, long reservedElsewhere, DecodedPool pool,
+              List<String> stale, List<String> inconsistencies, List<String> notes, PoolReason failure,
+              String failureMessage) {
+        this(memberPools, poolName, poolNamespace, node, range, span, usable, allocated, reservedElsewhere, pool,
+                stale, inconsistencies, notes, failure, failureMessage, List.of(), null);
     }
 
     static RangeView failed(String poolName, String range, PoolReason reason, String message) {
@@ -38,9 +59,15 @@ record RangeView(List<String> memberPools, String poolName, String poolNamespace
                 List.of(), reason, message);
     }
 
-    /** @return a stable identity for summing demand: the member pool names */
-    String id() {
-        return String.join(",", memberPools);
+    /** @return the node whose slice member pool {@code i} is, or null outside node-slice mode */
+    String memberNode(int i) {
+        return memberNodes.isEmpty() ? node : memberNodes.get(i);
+    }
+
+    /** @return this view with other stale allocations (its pool's podrefs were judged against other live pods) */
+    RangeView withStale(List<String> newStale) {
+        return new RangeView(memberPools, poolName, poolNamespace, node, range, span, usable, allocated,
+                reservedElsewhere, pool, newStale, inconsistencies, notes, failure, failureMessage, memberNodes, id);
     }
 
     /** @return {@code usable − allocated − reservedElsewhere}, saturating, never below 0 */

@@ -183,6 +183,14 @@ final class UsableAddresses {
         return true;
     }
 
+    /**
+     * @return the reserved addresses between this range's first and last address (excluded blocks included), a
+     *         superset of those {@link #contains} accepts
+     */
+    List<IPAddress> reservedAmong(ReservedAddresses reserved) {
+        return first == null ? List.of() : reserved.between(ipv4, first, last);
+    }
+
     /** @return how many distinct addresses of the collection this range could hand out */
     long countContained(Collection<IPAddress> addresses) {
         Set<BigInteger> seen = new HashSet<>();

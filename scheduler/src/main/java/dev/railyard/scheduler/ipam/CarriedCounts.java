@@ -1,0 +1,207 @@
+package dev.railyard.scheduler.ipam;
+
+import dev.railyard.api.multus.MacvlanNetwork;
+import dev.railyard.api.multus.NetworkAttachmentDefinition;
+import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.api.whereabouts.NodeSliceAllocation;
+import dev.railyard.api.whereabouts.NodeSlicePool;
+import inet.ipaddr.IPAddress;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * What one pool snapshot worked out that the next can use while its inputs are the same objects: decoded IPPools and
+ * NodeSlicePool indexes (by instance), parsed slices (a pure function of their text), the reservation index of each
+ * network name, and each node's slice view and unrecorded addresses (valid while the NetworkAttachmentDefinitions and
+ * MacvlanNetworks are the same instances, and checked on use against the node's slice, pool objects, reservations
+ * and pods). Under whereabouts node slices one address change replaces one IPPool of tens of thousands; with these,
+ * counting a node or the whole network again costs lookups, not decoding and counting every pool (docs/adr/0020).
+ *
+ * <p>Shared by a ledger's successive {@link LedgerState}s, never holding one, so states do not chain. Each map holds
+ * at most {@value #MAX_ENTRIES} entries and is emptied when it would hold more (objects of deleted nodes go then);
+ * a missing entry is computed again. Thread-safe: every value is a pure function of the inputs it is checked against,
+ * so two threads computing one key agree.
+ */
+final class CarriedCounts {
+    /** Entries per map: 4 networks × 20,000 nodes fit with room. */
+    static final int MAX_ENTRIES = 1 << 18;
+
+    /** A decoded IPPool and the object it was decoded from. */
+    record Decoded(IPPool source, DecodedPool pool) {
+    }
+
+    /** A node slice's CIDR (null: not a CIDR of the range's family) and its addresses: a function of both texts. */
+    record SliceAddresses(AddressText.Cidr cidr, UsableAddresses usable) {
+    }
+
+    /**
+     * A node's slice view and what it was counted from.
+     *
+     * @param slice    the node's slice as the NodeSlicePool lists it
+     * @param usable   its addresses (a function of the slice and the range)
+     * @param sources  the IPPool objects of the view's pool name (empty: not created yet; several: one per namespace)
+     * @param note     the pool choice's note (several namespaces hold the name), or null
+     * @param reserved the reservations inside the slice it was counted against
+     */
+    record SliceView(String slice, UsableAddresses usable, List<IPPool> sources, String note,
+                     List<IPAddress> reserved, RangeView view) {
+    }
+
+    /**
+     * A node pool's pod interfaces whose address whereabouts has not recorded, and what they were found from.
+     *
+     * @param slicePools the snapshot's NodeSlicePools (which slice each network gives the node)
+     * @param pods       the pods bound to the node
+     * @param sources    the IPPool objects of the pool's name (empty: not created yet)
+     */
+    record Unrecorded(List<NodeSlicePool> slicePools, List<PodPlacement> pods, List<IPPool> sources,
+                      Set<String> slots) {
+    }
+
+    /** A NodeSlicePool's node → slice index and the object it was made from. */
+    private record SliceIndex(NodeSlicePool source, Map<String, NodeSliceAllocation> byNode) {
+    }
+
+    private final Map<String, Decoded> decoded = new ConcurrentHashMap<>();
+    private final Map<String, SliceAddresses> slices = new ConcurrentHashMap<>();
+    private final Map<String, SliceIndex> sliceIndexes = new ConcurrentHashMap<>();
+    private final Map<String, ReservedAddresses> reserved = new ConcurrentHashMap<>();
+    private volatile NodeCounts nodeCounts = new NodeCounts(List.of(), List.of());
+
+    /**
+     * The node views and unrecorded addresses counted under one set of network definitions: a state keeps the one
+     * it started with, so a state of older definitions never reads a newer one's entries, nor the reverse.
+     */
+    static final class NodeCounts {
+        private final List<NetworkAttachmentDefinition> nads;
+        private final List<MacvlanNetwork> macvlans;
+        private final Map<String, SliceView> views = new ConcurrentHashMap<>();
+        private final Map<String, Unrecorded> unrecorded = new ConcurrentHashMap<>();
+
+        private NodeCounts(List<NetworkAttachmentDefinition> nads, List<MacvlanNetwork> macvlans) {
+            this.nads = nads;
+            this.macvlans = macvlans;
+        }
+
+        /** @return the node view last counted under this key, or null; the caller checks it against its inputs */
+        SliceView view(String key) {
+            return views.get(key);
+        }
+
+        void view(String key, SliceView view) {
+            put(views, key, view);
+        }
+
+        /** @return the unrecorded addresses last found under this key, or null; the caller checks them */
+        Unrecorded unrecorded(String key) {
+            return unrecorded.get(key);
+        }
+
+        void unrecorded(String key, Unrecorded u) {
+            put(unrecorded, key, u);
+        }
+    }
+
+    /**
+     * @return the node counts of these network definitions: the last ones while the definitions are the very same
+     *         objects, else new, empty ones (which later states then share)
+     */
+    NodeCounts nodeCounts(List<NetworkAttachmentDefinition> nads, List<MacvlanNetwork> macvlans) {
+        NodeCounts c = nodeCounts;
+        if (sameInstances(c.nads, nads) && sameInstances(c.macvlans, macvlans)) {
+            return c;
+        }
+        c = new NodeCounts(nads, macvlans);
+        nodeCounts = c;
+        return c;
+    }
+
+    /** @return true when both lists hold the very same objects in the same order */
+    static <T> boolean sameInstances(List<T> a, List<T> b) {
+        if (a == b) {
+            return true;
+        }
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the pool decoded, reused while {@code key} names the same object */
+    DecodedPool decode(String key, IPPool pool) {
+        Decoded d = decoded.get(key);
+        if (d != null && d.source() == pool) {
+            return d.pool();
+        }
+        DecodedPool fresh = DecodedPool.decode(pool);
+        put(decoded, key, new Decoded(pool, fresh));
+        return fresh;
+    }
+
+    /** @return the slice of {@code range} parsed from its text, once per range and text */
+    SliceAddresses slice(IpamRange range, String slice) {
+        String key = range.text() + " " + slice;
+        SliceAddresses s = slices.get(key);
+        if (s == null) {
+            AddressText.Cidr cidr = AddressText.parseCidr(slice);
+            s = cidr == null || cidr.ipv4() != range.cidr().ipv4() ? new SliceAddresses(null, null)
+                    : new SliceAddresses(cidr, UsableAddresses.ofSlice(range, cidr));
+            put(slices, key, s);
+        }
+        return s;
+    }
+
+    /**
+     * The node → slice index of a NodeSlicePool, made once per object: a pool of a large range lists tens of
+     * thousands of slices, and every node's check looks its own up. A node listed twice keeps its first slice, the
+     * one whereabouts' {@code GetNodeSlice} finds first.
+     *
+     * @param key the pool's name
+     */
+    Map<String, NodeSliceAllocation> sliceIndex(String key, NodeSlicePool nsp) {
+        SliceIndex before = sliceIndexes.get(key);
+        if (before != null && before.source() == nsp) {
+            return before.byNode();
+        }
+        Map<String, NodeSliceAllocation> byNode = new HashMap<>();
+        if (nsp.getStatus() != null) {
+            for (NodeSliceAllocation a : nsp.getStatus().allocations()) {
+                if (a != null && a.nodeName() != null && !a.nodeName().isEmpty()) {
+                    byNode.putIfAbsent(a.nodeName(), a);
+                }
+            }
+        }
+        Map<String, NodeSliceAllocation> index = Collections.unmodifiableMap(byNode);
+        put(sliceIndexes, key, new SliceIndex(nsp, index));
+        return index;
+    }
+
+    /**
+     * @param networkName the network name
+     * @param make        makes the index from the last one made for this name (null: none yet)
+     * @return the new index, remembered as the last one
+     */
+    ReservedAddresses reserved(String networkName, Function<ReservedAddresses, ReservedAddresses> make) {
+        ReservedAddresses r = make.apply(reserved.get(networkName));
+        put(reserved, networkName, r);
+        return r;
+    }
+
+    private static <V> void put(Map<String, V> map, String key, V value) {
+        if (map.size() >= MAX_ENTRIES && !map.containsKey(key)) {
+            map.clear();
+        }
+        map.put(key, value);
+    }
+}
