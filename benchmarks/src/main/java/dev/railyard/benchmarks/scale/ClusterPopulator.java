@@ -1,6 +1,7 @@
 package dev.railyard.benchmarks.scale;
 
 import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
 import dev.railyard.api.whereabouts.NodeSlicePool;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -31,7 +32,7 @@ import java.util.function.Supplier;
  * <p>Order: namespaces, the four networks (with their NodeSlicePools in {@link ScaleNetworks}' node-slice shape), Nodes (created with their status, as kubelet registers them),
  * NodeTopologies (create, then status),
  * PodGroups, pods node by node (create, then a Running status as kubelet writes it), IPPools (one per network, or
- * one per network and node), the pending gang
+ * one per network and node), an OverlappingRangeIPReservation per allocation (whereabouts' default), the pending gang
  * and kube pod. Transient API errors (no answer, 429, 5xx) are retried up to 6 times with backoff; a create that
  * meets 409 after a retry reads the object back.
  */
@@ -182,6 +183,10 @@ final class ClusterPopulator {
         counts.put("IPPool allocations", holders.size() * networks.ranges().size());
         counts.put("NodeSlicePool", networks.slicePools().size());
         t = step(steps, "ip pools", t);
+        List<OverlappingRangeIPReservation> reservations = networks.reservations(holders);
+        parallel("reservations", reservations.size(), k -> create(reservations.get(k)));
+        counts.put("OverlappingRangeIPReservation", reservations.size());
+        t = step(steps, "reservations", t);
 
         List<String> gangPods = layout.gangPods();
         byte[][] gangTasks = new byte[gangPods.size()][];

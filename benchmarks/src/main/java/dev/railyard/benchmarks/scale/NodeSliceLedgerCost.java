@@ -78,7 +78,7 @@ public final class NodeSliceLedgerCost {
         boolean withReservations = Boolean.parseBoolean(System.getProperty("reservations", "true"));
         List<OverlappingRangeIPReservation> reservations = new ArrayList<>();
         if (withReservations) {
-            pools.forEach(p -> reservations.addAll(reservationsOf(p)));
+            reservations.addAll(net.reservations(holders));
         }
         // made once: the informers hand over the same NodeSlicePool objects until whereabouts' controller writes them
         List<NodeSlicePool> slicePools = net.slicePools();
@@ -144,17 +144,6 @@ public final class NodeSliceLedgerCost {
             }
         }
         throw new IllegalStateException("no IPPool named " + prefix + "*");
-    }
-
-    /** @return one reservation per allocation of the pool, named as whereabouts names them (docs/formats/whereabouts.md) */
-    private static List<OverlappingRangeIPReservation> reservationsOf(IPPool pool) {
-        String name = pool.getMetadata().getName();
-        String network = ScaleObjects.NETWORKS.stream().filter(n -> name.startsWith(n + "-")).findFirst()
-                .orElseThrow();
-        List<OverlappingRangeIPReservation> out = new ArrayList<>();
-        pool.getSpec().allocations().forEach((offset, a) -> out.add(reservation(network, pool.getSpec().range(),
-                Integer.parseInt(offset), a.podref())));
-        return out;
     }
 
     /** A reservation {@code <network_name>-<address>} of the address {@code offset} above the slice's network. */

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.railyard.api.whereabouts.IPAllocation;
 import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.api.whereabouts.OverlappingRangeIPReservation;
+import dev.railyard.api.whereabouts.OverlappingRangeIPReservationSpec;
 import dev.railyard.api.whereabouts.IPPoolSpec;
 import dev.railyard.api.whereabouts.NodeSliceAllocation;
 import dev.railyard.api.whereabouts.NodeSlicePool;
@@ -252,6 +254,31 @@ final class ScaleNetworks {
             p.setSpec(new IPPoolSpec(rangeByPool.get(name), allocations));
             out.add(p);
         });
+        return out;
+    }
+
+    /**
+     * One OverlappingRangeIPReservation per address {@link #pools} allocates, as whereabouts creates them while
+     * {@code enable_overlapping_ranges} is on (its default; the seed's networks leave it so): named
+     * {@code <network_name>-<address>} (the address alone where the network has no {@code network_name}, the one-pool
+     * shape), in whereabouts' namespace, naming the pod and interface (docs/formats/whereabouts.md §1).
+     *
+     * @param holders every bound GPU pod, with the offset {@link #offset} gave it
+     */
+    List<OverlappingRangeIPReservation> reservations(List<Holder> holders) {
+        List<OverlappingRangeIPReservation> out = new ArrayList<>();
+        for (int k = 0; k < holders.size(); k++) {
+            Holder h = holders.get(k);
+            for (int n = 0; n < ranges().size(); n++) {
+                String address = text(address(n, h.node(), h.offset()));
+                OverlappingRangeIPReservation r = new OverlappingRangeIPReservation();
+                r.setMetadata(new ObjectMetaBuilder().withName(sliced ? ScaleObjects.NETWORKS.get(n) + "-" + address
+                        : address).withNamespace(SeedCluster.WHEREABOUTS_NAMESPACE).build());
+                r.setSpec(new OverlappingRangeIPReservationSpec(String.format("%064x", (long) (k + 2) * 31 + n),
+                        ClusterLayout.PROD + "/" + h.pod(), "net" + (n + 1)));
+                out.add(r);
+            }
+        }
         return out;
     }
 
