@@ -15,6 +15,9 @@
  *       sentence per network naming the pool and its counts out.</li>
  * </ul>
  * Everything else (IPAM config reading, pool arithmetic, naming, decoding) is package-private machinery that follows
- * upstream whereabouts v0.9.4 and multus-cni source; each class cites the files it follows.
+ * upstream whereabouts v0.9.4 and multus-cni source; each class cites the files it follows. A snapshot's counts
+ * live in {@code LedgerState}; what one snapshot worked out that the next may reuse while its inputs are the same
+ * objects (decoded pools, node slice views, the reservation index) lives in {@code CarriedCounts}
+ * (docs/adr/0020-carried-pool-counts.md).
  */
 package dev.railyard.scheduler.ipam;
