@@ -5,6 +5,7 @@ import dev.railyard.api.hints.NcclVersion;
 import dev.railyard.api.hints.PlacementHint;
 import dev.railyard.api.hints.PlacementHint.GpuHint;
 import dev.railyard.api.topology.PcieDistance;
+import dev.railyard.scheduler.input.RateLimitedLog;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,13 +29,16 @@ import java.util.Map;
  */
 public final class NcclSyntax {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NcclSyntax.class);
+    /** Per bind (and per webhook call, which anyone reaching the port can repeat): one line every 10 s. */
+    private static final RateLimitedLog MALFORMED = RateLimitedLog.of(LOG);
 
     private NcclSyntax() {
     }
 
     /**
      * Rewrites bind-time hint annotations for the NCCL release the pod (else its PodGroup) declares. A malformed
-     * declaration is logged and the syntax every release accepts is kept: the pod binds either way.
+     * declaration is logged (at most once every 10 s) and the syntax every release accepts is kept: the pod binds
+     * either way.
      *
      * @param annotations the annotations {@link PlacementHints#annotations} made
      * @param pod         the pod's annotations
@@ -47,7 +51,7 @@ public final class NcclSyntax {
         try {
             version = declared(pod, podGroup == null ? null : podGroup.annotations());
         } catch (IllegalArgumentException e) {
-            LOG.warn("{}; writing the NCCL settings every release accepts", e.getMessage());
+            MALFORMED.warn("nccl version", "{}; writing the NCCL settings every release accepts", e.getMessage());
             return annotations;
         }
         if (version == null || !(HintFile.fromPlacementJson(annotations.getOrDefault(HintAnnotations.PLACEMENT, ""),

@@ -2,6 +2,7 @@ package dev.railyard.scheduler.protocol;
 
 import dev.railyard.scheduler.engine.NodeScore;
 import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,10 +15,12 @@ import java.util.function.Function;
 /**
  * Lines the port's answers up with the nodes the scheduler asked about, so an adapter always answers every
  * node it was sent and nothing else. A node the port left out gets the neutral answer (pass / neutral score)
- * and a warning in the log: a missing answer must not block scheduling or turn into an HTTP 500.
+ * and a warning in the log: a missing answer must not block scheduling or turn into an HTTP 500. The warning is
+ * per request, so rate-limited: one for verdicts and one for scores every 10 s ({@link RateLimitedLog}).
  */
 public final class PortAnswers {
     private static final Logger LOG = LoggerFactory.getLogger(PortAnswers.class);
+    private static final RateLimitedLog WARNINGS = RateLimitedLog.of(LOG);
     static final String NO_ANSWER = "placement engine gave no answer for this node";
 
     private PortAnswers() {
@@ -37,8 +40,8 @@ public final class PortAnswers {
 
     /**
      * {@code got} lined up with {@code nodes}: the first answer per node, {@code neutral} for a node without one
-     * (logged once per call with {@code warning}, whose {@code {}} are the answered, asked and missing counts, then
-     * {@code detail} when it is not null).
+     * (logged with {@code warning}, also the rate limit's key, whose {@code {}} are the answered, asked and missing
+     * counts, then {@code detail} when it is not null).
      */
     private static <T> List<T> inNodeOrder(List<String> nodes, List<T> got, Function<T, String> name,
                                            Function<String, T> neutral, String warning, Object detail) {
@@ -61,7 +64,7 @@ public final class PortAnswers {
             out.add(v);
         }
         if (missing > 0) {
-            LOG.warn(warning, nodes.size() - missing, nodes.size(), missing, detail);
+            WARNINGS.warn(warning, warning, nodes.size() - missing, nodes.size(), missing, detail);
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.server;
 
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.Caller;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
@@ -59,7 +60,7 @@ final class Endpoints {
 
     Endpoints(Map<String, VerbHandler> routes, ServerSettings settings, ReadinessProbe readiness,
               PrometheusMeterRegistry registry) {
-        this(routes, settings, readiness, registry, RateLimitedLog.warnings(LOG));
+        this(routes, settings, readiness, registry, RateLimitedLog.of(LOG));
     }
 
     /** @param warnings where the warnings a caller can cause go, at most one per kind and route per window */

@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.AddressHold;
 import dev.railyard.scheduler.ipam.HoldAnnotation;
 import dev.railyard.scheduler.ipam.HoldOrigin;
@@ -39,11 +40,13 @@ import java.util.Objects;
  *       until the cache shows the pod bound (then the bound pod counts itself).</li>
  * </ul>
  * Counts: {@code railyard_address_holds} (gauge, addresses held), {@code railyard_hold_refusals_total{verb,why}}
- * ({@code why}: {@code pool} the pool cannot serve the pod, {@code write} the hold could not be written).
- * Thread-safe.
+ * ({@code why}: {@code pool} the pool cannot serve the pod, {@code write} the hold could not be written); a hold
+ * that could not be written is also logged, at most once every 10 s ({@link RateLimitedLog}: a caller can repeat
+ * an allocateFunc at will). Thread-safe.
  */
 public final class AddressHolds {
     private static final Logger LOG = LoggerFactory.getLogger(AddressHolds.class);
+    private static final RateLimitedLog WRITE_FAILURES = RateLimitedLog.of(LOG);
 
     /**
      * Hold lifetimes.
@@ -135,8 +138,8 @@ public final class AddressHolds {
         } catch (HoldWriter.WriteException e) {
             ledger.releaseIfSince(ref, held.since());
             refused("allocateFunc", "write");
-            LOG.warn("allocateFunc {} on {} vetoed: the address hold could not be written on the pod: {}", ref, node,
-                    e.getMessage());
+            WRITE_FAILURES.warn("allocateFunc", "allocateFunc {} on {} vetoed: the address hold could not be written "
+                    + "on the pod: {}", ref, node, e.getMessage());
             return AllocationVerdict.veto("railyard could not record the address hold on pod " + ref + " ("
                     + e.getMessage() + "): vetoed, so that a restarted or new leader replica cannot give the "
                     + "address to another pod");

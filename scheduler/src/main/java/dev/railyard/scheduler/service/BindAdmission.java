@@ -2,6 +2,7 @@ package dev.railyard.scheduler.service;
 
 import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.PodView;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import dev.railyard.scheduler.protocol.AllocationVerdict;
 import dev.railyard.scheduler.protocol.BindDecision;
@@ -26,7 +27,8 @@ import java.util.function.Supplier;
  * only on a pod that exists in Railyard's cache, has the UID the request names, is not bound yet, names a scheduler
  * Railyard serves ({@code spec.schedulerName} in the configured list), and that Railyard judges feasible on that node
  * with the reservations it holds; then the pod's addresses are held ({@link AddressHolds}). Anything else is refused
- * with one line naming the pod and the reason, logged (escaped), and counted in
+ * with one line naming the pod and the reason, logged (escaped; a caller can repeat a refused request at will, so at
+ * most one line per verb and reason label every 10 s, {@link RateLimitedLog}), and counted in
  * {@code railyard_refused_binds_total{verb,why}}.
  *
  * <p>kube-scheduler binds within milliseconds of a pod's creation, often before the pod informer has delivered it,
@@ -44,6 +46,7 @@ public final class BindAdmission {
     private final Set<String> schedulers;
     private final Duration podWait;
     private final MeterRegistry registry;
+    private final RateLimitedLog refusals;
 
     /**
      * @param views      the cluster state's view, null while not synced
@@ -64,6 +67,9 @@ public final class BindAdmission {
         this.schedulers = Set.copyOf(schedulers);
         this.podWait = podWait;
         this.registry = registry;
+        // obtained here, not in a static field: serve reads DEFAULT_SCHEDULERS while parsing its flags, and a logger
+        // created then would fix slf4j-simple's settings before --log-level is applied (ServeLogging)
+        this.refusals = RateLimitedLog.of(LoggerFactory.getLogger(BindAdmission.class));
     }
 
     /** @return the scheduler names served */
@@ -176,9 +182,7 @@ public final class BindAdmission {
     private BindDecision refuse(String verb, PodRef ref, String node, String why, String detail) {
         count(verb, why);
         String line = "railyard " + verb + " of " + ref + " to " + node + " refused: " + detail;
-        // obtained here, not in a static field: serve reads DEFAULT_SCHEDULERS while parsing its flags, and a logger
-        // created then would fix slf4j-simple's settings before --log-level is applied (ServeLogging)
-        LoggerFactory.getLogger(BindAdmission.class).info("{}", escape(line));
+        refusals.info(verb + " " + why, "{}", escape(line));
         return BindDecision.refuse(why, line);
     }
 

@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireReply;
@@ -18,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Answers every deciding verb within a deadline below the scheduler's extender timeout, whatever the cluster state
@@ -37,19 +37,25 @@ import java.util.concurrent.atomic.AtomicLong;
  * deadline is counted in {@code railyard_deadline_late_answers_total{protocol,verb}} and logged. {@code serve
  * --decide-on-io-threads=false} moves these verbs back to threads of their own, fallbacks included.
  *
- * <p>Counted in {@code railyard_deadline_answers_total{protocol,verb}}, logged at warn at most every 10 s.
+ * <p>Counted in {@code railyard_deadline_answers_total{protocol,verb}}, logged at warn at most once per verb (and
+ * for fallbacks and late answers apart) every 10 s, the next line counting the others ({@link RateLimitedLog}).
  * Thread-safe.
  */
 public final class DeadlineVerbs {
     private static final Logger LOG = LoggerFactory.getLogger(DeadlineVerbs.class);
-    private static final long LOG_EVERY_NANOS = 10_000_000_000L;
 
     private final MeterRegistry registry;
     private final ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
-    private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
+    private final RateLimitedLog warnings;
 
     public DeadlineVerbs(MeterRegistry registry) {
+        this(registry, RateLimitedLog.of(LOG));
+    }
+
+    /** @param warnings where the overrun lines go, keyed by kind, protocol and verb */
+    DeadlineVerbs(MeterRegistry registry, RateLimitedLog warnings) {
         this.registry = registry;
+        this.warnings = warnings;
     }
 
     /**
@@ -83,6 +89,7 @@ public final class DeadlineVerbs {
                 .description("Deciding verbs answered by their fallback because they overran the deadline")
                 .tag("protocol", protocol).tag("verb", verb).register(registry);
         long nanos = deadline.toNanos();
+        String key = "fallback " + protocol + " " + verb;
         return new VerbHandler() {
             @Override
             public WireReply handle(byte[] body) throws WireFormatException {
@@ -91,12 +98,8 @@ public final class DeadlineVerbs {
                     return f.get(nanos, TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
                     overruns.increment();
-                    long now = System.nanoTime();
-                    long last = lastLogged.get();
-                    if (now - last >= LOG_EVERY_NANOS && lastLogged.compareAndSet(last, now)) {
-                        LOG.warn("{} {} gave no answer within {} ms: answered with its fallback ({})", protocol,
-                                verb, deadline.toMillis(), DeadlineFallbacks.describe(verb));
-                    }
+                    warnings.warn(key, "{} {} gave no answer within {} ms: answered with its fallback ({})",
+                            protocol, verb, deadline.toMillis(), DeadlineFallbacks.describe(verb));
                     return fallback.handle(body);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -129,6 +132,7 @@ public final class DeadlineVerbs {
                 .description("Deciding verbs answered on the I/O thread later than the deadline (no fallback there)")
                 .tag("protocol", protocol).tag("verb", verb).register(registry);
         long nanos = deadline.toNanos();
+        String key = "late " + protocol + " " + verb;
         return new VerbHandler() {
             @Override
             public WireReply handle(byte[] body) throws WireFormatException {
@@ -137,11 +141,8 @@ public final class DeadlineVerbs {
                 long took = System.nanoTime() - start;
                 if (took > nanos) {
                     late.increment();
-                    long last = lastLogged.get();
-                    if (start + took - last >= LOG_EVERY_NANOS && lastLogged.compareAndSet(last, start + took)) {
-                        LOG.warn("{} {} answered in {} ms, past its {} ms deadline (it runs on the I/O thread, "
-                                + "without a fallback)", protocol, verb, took / 1_000_000, deadline.toMillis());
-                    }
+                    warnings.warn(key, "{} {} answered in {} ms, past its {} ms deadline (it runs on the I/O thread, "
+                            + "without a fallback)", protocol, verb, took / 1_000_000, deadline.toMillis());
                 }
                 return reply;
             }

@@ -29,6 +29,7 @@ import dev.railyard.scheduler.engine.RailVector;
 import dev.railyard.scheduler.hints.NcclSyntax;
 import dev.railyard.scheduler.hints.OffPlanHints;
 import dev.railyard.scheduler.hints.PlacementHints;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import dev.railyard.scheduler.ipam.PodPlacement;
@@ -102,18 +103,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private final GangReader gangReader = new GangReader();
     private volatile DecisionEvents events;
     private final HintScope hintScope = new HintScope();
-
-    /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
-    private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted = forThirtyMinutes(10_000);
-
-    /** Gangs already logged as named by their pods but without a PodGroup (gang key), so the log says it once. */
-    private final com.github.benmanes.caffeine.cache.Cache<String, Boolean> announcedNoGroup = forThirtyMinutes(10_000);
-
-    /** A Caffeine cache whose entries expire 30 min after they are written, holding at most {@code maximumSize}. */
-    private static <K, V> com.github.benmanes.caffeine.cache.Cache<K, V> forThirtyMinutes(long maximumSize) {
-        return com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
-                .expireAfterWrite(java.time.Duration.ofMinutes(30)).maximumSize(maximumSize).build();
-    }
+    /**
+     * The lines a caller can repeat at will (a gang not enqueueable, hints for a pod the webhook names): one per kind
+     * every 10 s. Each decision also has its Event, its hint annotation or its debug line.
+     */
+    private final RateLimitedLog lines = RateLimitedLog.of(LOG);
 
     /**
      * @param views        the cluster state's current view ({@link ClusterState#snapshot()}), or null while the
@@ -388,7 +382,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (outcome.schedulable()) {
             return GangVerdict.permit();
         }
-        LOG.info("gang {}/{} not enqueueable: {}", job.namespace(), job.podGroupName(), outcome.summary());
+        lines.info("not enqueueable", "gang {}/{} not enqueueable: {}", job.namespace(), job.podGroupName(),
+                outcome.summary());
         withEvents(e -> e.gangRefused(job, outcome.summary()));
         return GangVerdict.reject(outcome.summary());
     }
@@ -522,12 +517,12 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             OffPlanHints.Result r = OffPlanHints.hint(engine, one, nodeName, request, policy,
                     gangSide(view, known, policy, last == null ? null : last.pod(), request));
             if (r.hint() == null) {
-                LOG.info("no hints for bound pod {} on {}: {}", known.key(), nodeName, r.why());
+                lines.info("no hints", "no hints for bound pod {} on {}: {}", known.key(), nodeName, r.why());
                 return Map.of();
             }
             return new LinkedHashMap<>(PlacementHints.annotations(r.hint()));
         } catch (RuntimeException e) {
-            LOG.warn("no hints for bound pod {} on {}: {}", known.key(), nodeName, e.getMessage());
+            lines.warn("hints failed", "no hints for bound pod {} on {}: {}", known.key(), nodeName, e.getMessage());
             return Map.of();
         }
     }
@@ -558,7 +553,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 return PlacementHints.annotations(PlacementHints.hint(last.snapshot(), last.plan(), last.pod(),
                         last.request()));
             } catch (RuntimeException e) {
-                LOG.warn("no hints for {} on {} from its plan: {}", key, nodeName, e.getMessage());
+                lines.warn("hints failed", "no hints for {} on {} from its plan: {}", key, nodeName, e.getMessage());
             }
         }
         if (known.node() != null && !known.node().isEmpty()) {
@@ -578,15 +573,16 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             OffPlanHints.Result r = OffPlanHints.hint(engine, view.snapshot(), nodeName, pc.request(), pc.policy(),
                     gangSide(view, known, pc.policy(), planned, pc.request()));
             if (r.hint() == null) {
-                LOG.info("no hints for {} on {}: {}", key, nodeName, r.why());
+                lines.info("no hints", "no hints for {} on {}: {}", key, nodeName, r.why());
                 return Map.of();
             }
             if (r.hint().railChoice() != null) {
-                LOG.info("hints for {} on {} off its plan: {}", key, nodeName, r.hint().railChoice().reason());
+                lines.info("off plan", "hints for {} on {} off its plan: {}", key, nodeName,
+                        r.hint().railChoice().reason());
             }
             return new LinkedHashMap<>(PlacementHints.annotations(r.hint()));
         } catch (RuntimeException e) {
-            LOG.warn("no hints for {} on {}: {}", key, nodeName, e.getMessage());
+            lines.warn("hints failed", "no hints for {} on {}: {}", key, nodeName, e.getMessage());
             return Map.of();
         }
     }

@@ -7,6 +7,7 @@ import dev.railyard.scheduler.cluster.WatchedKind;
 import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.GangSession;
 import dev.railyard.scheduler.engine.PlacementPolicy;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.GangRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +25,18 @@ import java.util.concurrent.ConcurrentMap;
  */
 final class GangReader {
     private static final Logger LOG = LoggerFactory.getLogger(GangReader.class);
+
+    /** The "no PodGroup" lines, one per PodGroup kind every 10 s: the gang names come from the caller. */
+    private final RateLimitedLog noGroupLines;
+
+    GangReader() {
+        this(RateLimitedLog.of(LOG));
+    }
+
+    /** @param noGroupLines where {@link #announceNoPodGroup} writes, keyed by PodGroup kind */
+    GangReader(RateLimitedLog noGroupLines) {
+        this.noGroupLines = noGroupLines;
+    }
 
     /** Pods already logged as bound without a usable hint (pod key → node), so the log says it once. */
     private final com.github.benmanes.caffeine.cache.Cache<String, String> announcedUnhinted = forThirtyMinutes(10_000);
@@ -77,20 +90,26 @@ final class GangReader {
     /**
      * Logs once per gang (per half hour) that a pod names a gang whose PodGroup Railyard does not have, so its pods
      * are judged one by one: the PodGroup's CRD is not installed (the cache switched that kind off), or no such
-     * PodGroup exists.
+     * PodGroup exists. The gang's name comes from the pod in the request, so a caller can name a new one each time:
+     * the lines are also rate-limited, one per PodGroup kind every 10 s ({@link RateLimitedLog}), and a gang counts
+     * as told only once its line was written, so a real gang held back by a flood of made-up ones is told at a
+     * later call.
      */
     void announceNoPodGroup(ClusterView view, GangRef ref) {
         boolean coscheduling = ref.convention() == GangRef.Convention.COSCHEDULING;
         WatchedKind kind = coscheduling ? WatchedKind.COSCHEDULING_POD_GROUP : WatchedKind.POD_GROUP;
         String key = ref.toString();
-        if (announcedNoGroup.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
+        if (announcedNoGroup.getIfPresent(key) != null) {
             return;
         }
         String named = coscheduling ? "label " + GangRef.COSCHEDULING_LABEL : "annotation "
                 + GangRef.VOLCANO_GROUP_ANNOTATION;
         String why = view.objects().disabled().contains(kind) ? kind + " is not installed"
                 : "there is no " + kind + " " + key;
-        LOG.info("gang {} (pod {}): {}, so its pods are judged one by one, without a gang plan", key, named, why);
+        if (noGroupLines.info(kind, "gang {} (pod {}): {}, so its pods are judged one by one, without a gang plan",
+                key, named, why)) {
+            announcedNoGroup.put(key, Boolean.TRUE);
+        }
     }
 
     /**

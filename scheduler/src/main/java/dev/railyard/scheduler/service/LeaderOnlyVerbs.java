@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
 import dev.railyard.scheduler.protocol.WireReply;
@@ -12,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -37,11 +37,10 @@ import java.util.function.Supplier;
  * marks the queue overused).
  *
  * <p>Refusals are counted in {@code railyard_standby_refusals_total{protocol,verb}} and logged at warn at most
- * once per 10 s. Thread-safe.
+ * once per verb every 10 s, the next line counting the others ({@link RateLimitedLog}). Thread-safe.
  */
 public final class LeaderOnlyVerbs {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderOnlyVerbs.class);
-    private static final long LOG_EVERY_NANOS = 10_000_000_000L;
 
     /** Volcano verbs only the leader answers (under {@code /volcano/}). */
     public static final Set<String> VOLCANO = Set.of("predicate", "prioritize", "jobEnqueueable", "jobReady",
@@ -51,15 +50,21 @@ public final class LeaderOnlyVerbs {
 
     private final Supplier<Optional<String>> standbyReason;
     private final MeterRegistry registry;
-    private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
+    private final RateLimitedLog warnings;
 
     /**
      * @param standbyReason empty while this replica leads, else why not (e.g. {@link LeaderElection#standbyReason()})
      * @param registry      where refusals are counted
      */
     public LeaderOnlyVerbs(Supplier<Optional<String>> standbyReason, MeterRegistry registry) {
+        this(standbyReason, registry, RateLimitedLog.of(LOG));
+    }
+
+    /** @param warnings where the refusal lines go, keyed by protocol and verb */
+    LeaderOnlyVerbs(Supplier<Optional<String>> standbyReason, MeterRegistry registry, RateLimitedLog warnings) {
         this.standbyReason = standbyReason;
         this.registry = registry;
+        this.warnings = warnings;
     }
 
     /**
@@ -80,6 +85,7 @@ public final class LeaderOnlyVerbs {
         Counter refusals = Counter.builder("railyard_standby_refusals")
                 .description("Extender calls refused with 503 because this replica is not the leader")
                 .tag("protocol", protocol).tag("verb", verb).register(registry);
+        String key = protocol + " " + verb;
         return new VerbHandler() {
             @Override
             public WireReply handle(byte[] body) throws WireFormatException {
@@ -89,12 +95,8 @@ public final class LeaderOnlyVerbs {
                 }
                 refusals.increment();
                 String line = protocol + " " + verb + ": " + why.get() + "; only the leader decides";
-                long now = System.nanoTime();
-                long last = lastLogged.get();
-                if (now - last >= LOG_EVERY_NANOS && lastLogged.compareAndSet(last, now)) {
-                    LOG.warn("refused with 503 (a scheduler reached a standby; check the Service routes to the "
-                            + "leader only): {}", line);
-                }
+                warnings.warn(key, "refused with 503 (a scheduler reached a standby; check the Service routes to the "
+                        + "leader only): {}", line);
                 return WireReply.text(503, line);
             }
 

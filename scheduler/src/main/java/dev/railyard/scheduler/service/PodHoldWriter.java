@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.railyard.scheduler.cluster.ClusterListing;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.HoldAnnotation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeoutException;
  * hint backfill), RFC 6902, that first tests {@code /metadata/uid} (a pod re-created under the same name is not
  * written) and then adds the annotation; removal tests the annotation's value before removing it, so a later hold
  * of the same pod is never removed by an earlier release. Writes are timed in
- * {@code railyard_hold_write_seconds{op,outcome}}.
+ * {@code railyard_hold_write_seconds{op,outcome}}; a removal that fails is logged at most once every 10 s
+ * ({@link RateLimitedLog}: Volcano's allocate and deallocate of a pod can be repeated at will).
  *
  * <p>Give it a client without retries and with short timeouts (serve builds one from the main client's config):
  * {@link #write} also waits at most its budget, so an API server that does not answer costs the caller the budget,
@@ -35,6 +37,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class PodHoldWriter implements HoldWriter {
     private static final Logger LOG = LoggerFactory.getLogger(PodHoldWriter.class);
+    private static final RateLimitedLog CLEAR_FAILURES = RateLimitedLog.of(LOG);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** {@code railyard.dev/address-hold} as a JSON pointer token (RFC 6901: {@code /} is {@code ~1}). */
     static final String POINTER = "/metadata/annotations/" + HoldAnnotation.KEY.replace("~", "~0").replace("/", "~1");
@@ -131,8 +134,8 @@ public final class PodHoldWriter implements HoldWriter {
                 boolean moot = e.getCode() == 422 || e.getCode() == 404;
                 record("clear", moot ? "moot" : "failed", start);
                 if (!moot) {
-                    LOG.warn("cannot remove the address hold from pod {}/{} (it ends at its expiry): {}", namespace,
-                            name, describe(e));
+                    CLEAR_FAILURES.warn("clear", "cannot remove the address hold from pod {}/{} (it ends at its "
+                            + "expiry): {}", namespace, name, describe(e));
                 }
             }
         });

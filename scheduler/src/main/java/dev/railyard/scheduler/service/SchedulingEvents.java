@@ -2,6 +2,7 @@ package dev.railyard.scheduler.service;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -23,10 +24,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Written off the request path on one thread with a bounded queue (a full queue drops the Event and counts it in
  * {@code railyard_events_total{outcome="dropped"}}), and rate-limited: the same object, reason and message at most
- * once per {@code minInterval}. Thread-safe.
+ * once per {@code minInterval}. An Event the API server refuses is counted in
+ * {@code railyard_events_total{outcome="failed"}} and logged at most once per reason every 10 s (a caller names the
+ * tasks of a gang it asks about, so it can make every Event fail; {@link RateLimitedLog}). Thread-safe.
  */
 public final class SchedulingEvents implements EventSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SchedulingEvents.class);
+    private static final RateLimitedLog FAILURES = RateLimitedLog.of(LOG);
     /** Event reason: no node could take the pod in one scheduling attempt. */
     public static final String UNSCHEDULABLE = "RailyardUnschedulable";
     /** Event reason: a {@code railyard.dev/} annotation key Railyard does not know, so ignores. */
@@ -90,7 +94,8 @@ public final class SchedulingEvents implements EventSink, AutoCloseable {
             registry.counter("railyard_events_total", "outcome", "written").increment();
         } catch (KubernetesClientException e) {
             registry.counter("railyard_events_total", "outcome", "failed").increment();
-            LOG.warn("cannot write Event on {} {}/{}: {}", object.kind(), namespace, name, e.getMessage());
+            FAILURES.warn(reason, "cannot write Event on {} {}/{}: {}", object.kind(), namespace, name,
+                    e.getMessage());
         }
     }
 

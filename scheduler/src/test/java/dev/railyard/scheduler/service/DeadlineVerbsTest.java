@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.engine.NodeVerdict;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.RecordingDecisions;
@@ -21,6 +22,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (fail open), a stuck {@code bind} is refused (fail closed) and never reaches the Binder, a quick verb passes
  * through untouched. Filter and prioritize answer on the HTTP server's I/O thread by default, where no wait is
  * possible: there the deadline counts late answers and the fallback applies with {@code --decide-on-io-threads=false}
- * (docs/adr/0017-netty-transport.md, "Verbs on the event loop").
+ * (docs/adr/0017-netty-transport.md, "Verbs on the event loop"). Overruns are logged at most once per verb every
+ * 10 s, on a clock the test moves.
  */
 class DeadlineVerbsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,6 +44,10 @@ class DeadlineVerbsTest {
     private final CountDownLatch unstick = new CountDownLatch(1);
     private final List<String> binds = Collections.synchronizedList(new ArrayList<>());
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final AtomicLong clock = new AtomicLong();
+    private final List<String> warnings = Collections.synchronizedList(new ArrayList<>());
+    private final RateLimitedLog log = new RateLimitedLog(Duration.ofSeconds(10), clock::get,
+            (level, line, thrown) -> warnings.add(level + " " + line));
 
     /** Decisions whose filter and bind admission block (as over an API server that does not answer). */
     private PlacementDecisions stuck() {
@@ -81,7 +88,7 @@ class DeadlineVerbsTest {
         Binder binder = (pod, node, a) -> binds.add(pod + " -> " + node);
         Map<String, VerbHandler> fallbacks = new KubeExtender(new DeadlineFallbacks(50, DEADLINE), binder, 50,
                 registry).verbs();
-        return new DeadlineVerbs(registry).gate("kube", verbs, fallbacks, LeaderOnlyVerbs.KUBE, DEADLINE);
+        return new DeadlineVerbs(registry, log).gate("kube", verbs, fallbacks, LeaderOnlyVerbs.KUBE, DEADLINE);
     }
 
     @Test
@@ -141,6 +148,31 @@ class DeadlineVerbsTest {
         assertThat(registry.get("railyard_deadline_late_answers").tag("verb", "filter").counter().count())
                 .isEqualTo(1);
         assertThat(registry.find("railyard_deadline_answers").tag("verb", "filter").counter()).isNull();
+        // slept 200 + 100 ms: "answered in" at least 300 ms, past the 200 ms deadline
+        assertThat(warnings).singleElement().asString().matches("WARN kube filter answered in ([3-9]\\d{2}|\\d{4,}) ms, "
+                + "past its 200 ms deadline \\(it runs on the I/O thread, without a fallback\\)");
+    }
+
+    @Test
+    void overrunsAreLoggedOncePerVerbEveryTenSecondsAndTheNextLineCountsTheOthers() throws Exception {
+        Map<String, VerbHandler> verbs = gated(stuck());
+        byte[] filterBody = WireResources.load("kube/filter-nodenames.json");
+        for (int i = 0; i < 3; i++) {
+            verbs.get("filter").handle(filterBody);
+        }
+        verbs.get("bind").handle(WireResources.load("kube/bind.json"));
+        clock.addAndGet(10_000_000_000L); // the filter's window ends 10 s after its first line
+        verbs.get("filter").handle(filterBody);
+        unstick.countDown();
+        // 4 filter overruns: the 1st written, the 2nd and 3rd counted in the 4th's line; the bind has its own window;
+        // the fallbacks as DeadlineFallbacks.describe says: "neutral" for filter, "refused; ..." for bind
+        assertThat(warnings).containsExactly(
+                "WARN kube filter gave no answer within 200 ms: answered with its fallback (neutral)",
+                "WARN kube bind gave no answer within 200 ms: answered with its fallback (refused; the scheduler "
+                        + "retries)",
+                "WARN kube filter gave no answer within 200 ms: answered with its fallback (neutral)"
+                        + " (and 2 more like it in the 10 s after the previous one)");
+        assertThat(registry.get("railyard_deadline_answers").tag("verb", "filter").counter().count()).isEqualTo(4);
     }
 
     @Test

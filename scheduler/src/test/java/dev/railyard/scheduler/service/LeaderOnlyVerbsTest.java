@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.NeutralPlacementDecisions;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireReply;
@@ -12,18 +13,29 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A standby refuses the deciding verbs with 503 and keeps answering the others; the leader answers all. */
+/**
+ * A standby refuses the deciding verbs with 503 and keeps answering the others; the leader answers all. Refusals are
+ * logged at most once per verb every 10 s, on a clock the test moves.
+ */
 class LeaderOnlyVerbsTest {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final AtomicReference<String> standby = new AtomicReference<>("railyard-1 is a standby: the leader is railyard-0 "
             + "(Lease railyard-system/railyard)");
-    final LeaderOnlyVerbs gate = new LeaderOnlyVerbs(() -> Optional.ofNullable(standby.get()), registry);
+    final AtomicLong clock = new AtomicLong();
+    final List<String> warnings = new ArrayList<>();
+    final LeaderOnlyVerbs gate = new LeaderOnlyVerbs(() -> Optional.ofNullable(standby.get()), registry,
+            new RateLimitedLog(Duration.ofSeconds(10), clock::get,
+                    (level, line, thrown) -> warnings.add(level + " " + line)));
     final NeutralPlacementDecisions decisions = new NeutralPlacementDecisions(50, "test");
 
     Map<String, VerbHandler> volcano() {
@@ -76,5 +88,26 @@ class LeaderOnlyVerbsTest {
         assertThat(text(r)).isEqualTo("{\"status\":\"\",\"code\":0}");
         assertThat(registry.find("railyard_standby_refusals").counters())
                 .allSatisfy(c -> assertThat(c.count()).isZero());
+    }
+
+    @Test
+    void aFloodOfRefusalsIsOneLinePerVerbAndTheNextWindowCountsIt() throws Exception {
+        Map<String, VerbHandler> v = volcano();
+        byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(v.get("predicate").handle(body).status()).isEqualTo(503);
+        }
+        v.get("jobReady").handle(body); // another verb: its own window
+        clock.addAndGet(10_000_000_000L);
+        v.get("predicate").handle(body);
+        String line = "refused with 503 (a scheduler reached a standby; check the Service routes to the leader only): "
+                + "volcano %s: railyard-1 is a standby: the leader is railyard-0 (Lease railyard-system/railyard); "
+                + "only the leader decides";
+        // 1,001 predicate refusals: the 1st and the 1,001st written, the 999 between counted in the latter
+        assertThat(warnings).containsExactly("WARN " + line.formatted("predicate"),
+                "WARN " + line.formatted("jobReady"),
+                "WARN " + line.formatted("predicate") + " (and 999 more like it in the 10 s after the previous one)");
+        assertThat(registry.get("railyard_standby_refusals").tag("verb", "predicate").counter().count())
+                .isEqualTo(1001.0);
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.railyard.scheduler.input.LogText;
 import dev.railyard.scheduler.input.ObjectNames;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
@@ -49,7 +50,9 @@ import java.util.concurrent.TimeoutException;
  * through unchanged and the pod is queued for {@link HintBackfill} (not on a dry run, so the webhook can declare
  * {@code sideEffects: NoneOnDryRun}). A body that is not an AdmissionReview gets HTTP 400 (the API server then
  * applies the failure policy, i.e. the bind proceeds). Meter: {@code railyard_binding_webhook_total{outcome}} with
- * outcome {@code patched}, {@code unchanged}, {@code deferred} or {@code skipped}. Thread-safe.
+ * outcome {@code patched}, {@code unchanged}, {@code deferred} or {@code skipped}. Anyone who reaches the port can
+ * send AdmissionReviews, so the line of a deferred Binding is rate-limited: one every 10 s ({@link RateLimitedLog}).
+ * Thread-safe.
  *
  * <p>Webhook configuration (see docs/hints.md): rules {@code apiGroups [""]}, {@code apiVersions ["v1"]},
  * {@code resources ["pods/binding"]}, {@code operations ["CREATE"]}; {@code admissionReviewVersions ["v1"]};
@@ -67,6 +70,7 @@ public final class BindingHintWebhook implements VerbHandler {
     public static final Duration DEFAULT_BUDGET = Duration.ofMillis(500);
 
     private static final Logger LOG = LoggerFactory.getLogger(BindingHintWebhook.class);
+    private static final RateLimitedLog DEFERRED = RateLimitedLog.of(LOG);
     /** Duplicate keys and anything after the AdmissionReview are refused, as by every Railyard reader (WireJson). */
     private static final ObjectMapper JSON = new ObjectMapper(WireJson.factory())
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
@@ -164,8 +168,8 @@ public final class BindingHintWebhook implements VerbHandler {
                 if (!dryRun && backfill != null) {
                     backfill.enqueue(pod, node, r.reason());
                 }
-                LOG.info("{}: {} bound to {} without hints for now ({}){}", NAME, pod, node, LogText.escape(r.reason()),
-                        dryRun ? "; dry run, no backfill" : "; queued for backfill");
+                DEFERRED.info("deferred", "{}: {} bound to {} without hints for now ({}){}", NAME, pod, node,
+                        LogText.escape(r.reason()), dryRun ? "; dry run, no backfill" : "; queued for backfill");
                 return null;
             }
         }

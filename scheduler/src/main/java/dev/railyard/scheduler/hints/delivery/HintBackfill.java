@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.railyard.api.hints.HintAnnotations;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.PodRef;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -60,7 +61,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Settings#maxPending()} pods new requests are dropped and counted.
  *
  * <p>Meters: {@code railyard_hint_backfill_total{outcome}} (one per finished pod, outcome as {@link Outcome} in
- * lower case) and {@code railyard_hint_backfill_events_skipped_total}. Thread-safe.
+ * lower case) and {@code railyard_hint_backfill_events_skipped_total}. The pods come from the webhook's callers, who
+ * can name made-up ones, so a dropped, failed or abandoned backfill is logged at most once per outcome every 10 s
+ * ({@link RateLimitedLog}). Thread-safe.
  */
 public final class HintBackfill implements AutoCloseable {
     /** Reason of the Event written on a backfilled pod. */
@@ -69,6 +72,7 @@ public final class HintBackfill implements AutoCloseable {
     public static final String COMPONENT = "railyard";
 
     private static final Logger LOG = LoggerFactory.getLogger(HintBackfill.class);
+    private static final RateLimitedLog ENDINGS = RateLimitedLog.of(LOG);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final DateTimeFormatter RFC3339 = DateTimeFormatter.ISO_INSTANT;
 
@@ -183,7 +187,8 @@ public final class HintBackfill implements AutoCloseable {
             return existing;
         }
         if (pending.size() >= settings.maxPending()) {
-            LOG.warn("hint backfill queue full ({} pods); {} stays without hints", settings.maxPending(), pod);
+            ENDINGS.warn(Outcome.DROPPED, "hint backfill queue full ({} pods); {} stays without hints",
+                    settings.maxPending(), pod);
             count(Outcome.DROPPED);
             return CompletableFuture.completedFuture(Outcome.DROPPED);
         }
@@ -218,11 +223,11 @@ public final class HintBackfill implements AutoCloseable {
             Throwable cause = unwrap(error);
             if (cause instanceof NotYet) {
                 o = Outcome.GAVE_UP;
-                LOG.warn("gave up backfilling placement hints on {} after {} attempts: {}", job.pod(),
+                ENDINGS.warn(o, "gave up backfilling placement hints on {} after {} attempts: {}", job.pod(),
                         settings.maxAttempts(), cause.getMessage());
             } else {
                 o = Outcome.FAILED;
-                LOG.warn("backfilling placement hints on {} failed: {}", job.pod(), cause.toString());
+                ENDINGS.warn(o, "backfilling placement hints on {} failed: {}", job.pod(), cause.toString());
             }
         }
         count(o);

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.railyard.scheduler.engine.NodeScore;
 import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.Status;
+import dev.railyard.scheduler.input.LogText;
+import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.DecisionMetrics;
 import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
@@ -60,11 +62,19 @@ public final class KubeExtender {
     private final Binder binder;
     private final int neutralScore;
     private final DecisionMetrics metrics;
+    private final RateLimitedLog lines;
 
     /**
      * @param neutralScore 0..100 score for a node the placement engine left out
      */
     public KubeExtender(PlacementDecisions decisions, Binder binder, int neutralScore, MeterRegistry registry) {
+        this(decisions, binder, neutralScore, registry, RateLimitedLog.of(LOG));
+    }
+
+    /** @param lines where the bind's refused and failed lines go, at most one per refusal label and for failures */
+    KubeExtender(PlacementDecisions decisions, Binder binder, int neutralScore, MeterRegistry registry,
+                 RateLimitedLog lines) {
+        this.lines = Objects.requireNonNull(lines, "lines");
         this.decisions = Objects.requireNonNull(decisions, "decisions");
         this.binder = Objects.requireNonNull(binder, "binder");
         if (neutralScore < 0 || neutralScore > NodeScore.MAX) {
@@ -188,7 +198,9 @@ public final class KubeExtender {
     /**
      * bind: admit the bind ({@link PlacementDecisions#admitBind}: the pod is one Railyard may bind, and its addresses
      * are held), then create the Binding with Railyard's hints and the hold; a refusal or a failed Binding answers an
-     * {@code Error}, which kube-scheduler retries.
+     * {@code Error}, which kube-scheduler retries (and reports on the pod in a {@code FailedScheduling} Event). A
+     * caller can repeat either at will, so their log lines are rate-limited ({@link RateLimitedLog}: one per refusal
+     * label, and one for failed Bindings, every 10 s); {@code railyard_decisions_total{verb="bind"}} counts each.
      */
     public WireReply bind(byte[] body) throws WireFormatException {
         String verb = "kube bind";
@@ -198,7 +210,7 @@ public final class KubeExtender {
         if (!decision.admitted()) {
             error = decision.reason();
             metrics.record("bind", "refused", 1);
-            LOG.info("kube bind {} to {} refused: {}", args.pod(), args.node(), error);
+            lines.info("refused " + decision.why(), "kube bind {} to {} refused: {}", args.pod(), args.node(), error);
         } else {
             PlacementDecisions.BindOutcome outcome = PlacementDecisions.BindOutcome.FAILED;
             try {
@@ -209,9 +221,9 @@ public final class KubeExtender {
                         decision.annotations().size());
             } catch (Binder.BindException e) {
                 error = e.getMessage() == null ? "bind failed"
-                        : dev.railyard.scheduler.input.LogText.escape(e.getMessage().replaceAll("\\s+", " "));
+                        : LogText.escape(e.getMessage().replaceAll("\\s+", " "));
                 metrics.record("bind", "failed", 1);
-                LOG.warn("kube bind {} to {} failed: {}", args.pod(), args.node(), error);
+                lines.warn("failed", "kube bind {} to {} failed: {}", args.pod(), args.node(), error);
             } finally {
                 decisions.bindFinished(args.pod(), args.node(), decision, outcome);
             }

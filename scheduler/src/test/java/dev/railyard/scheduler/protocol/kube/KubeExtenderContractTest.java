@@ -6,6 +6,8 @@ import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.engine.NodeVerdict;
 import dev.railyard.scheduler.engine.Status;
+import dev.railyard.scheduler.input.RateLimitedLog;
+import dev.railyard.scheduler.protocol.BindDecision;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.RecordingDecisions;
 import dev.railyard.scheduler.protocol.WireFormatException;
@@ -17,9 +19,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -147,6 +151,44 @@ class KubeExtenderContractTest {
         String reply = text(extender().bind(WireResources.load("kube/bind.json")));
         assertThat(reply).isEqualTo("{\"Error\":\"railyard cannot bind ml/bert-finetune-0 to gpu-a-017: this instance runs "
                 + "without a Kubernetes client (bind is not wired)\"}");
+    }
+
+    @Test
+    void refusedAndFailedBindsAreLoggedOncePerKindEveryTenSecondsWithTheCountOfTheOthers() throws Exception {
+        AtomicLong clock = new AtomicLong();
+        List<String> lines = new ArrayList<>();
+        RateLimitedLog log = new RateLimitedLog(Duration.ofSeconds(10), clock::get,
+                (level, line, thrown) -> lines.add(level + " " + line));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        boolean[] refuse = {true};
+        RecordingDecisions refusing = new RecordingDecisions() {
+            @Override
+            public BindDecision admitBind(PodRef pod, String nodeName) {
+                return refuse[0] ? BindDecision.refuse("unknown_pod", "no such pod " + pod.name())
+                        : BindDecision.admit(Map.of(), null);
+            }
+        };
+        KubeExtender ext = new KubeExtender(refusing, Binder.unwired(), 50, registry, log);
+        byte[] body = WireResources.load("kube/bind.json");
+        for (int i = 0; i < 500; i++) {
+            assertThat(text(ext.bind(body))).isEqualTo("{\"Error\":\"no such pod bert-finetune-0\"}");
+        }
+        refuse[0] = false;
+        for (int i = 0; i < 500; i++) {
+            ext.bind(body); // admitted, then the unwired Binder fails it
+        }
+        clock.addAndGet(10_000_000_000L);
+        ext.bind(body);
+        // kube/bind.json: ml/bert-finetune-0 to gpu-a-017. 500 refused: 1 line at INFO; 501 failed: the 1st at WARN,
+        // then the 501st 10 s later, counting the 499 between
+        String failed = "WARN kube bind ml/bert-finetune-0 to gpu-a-017 failed: railyard cannot bind "
+                + "ml/bert-finetune-0 to gpu-a-017: this instance runs without a Kubernetes client (bind is not wired)";
+        assertThat(lines).containsExactly(
+                "INFO kube bind ml/bert-finetune-0 to gpu-a-017 refused: no such pod bert-finetune-0", failed,
+                failed + " (and 499 more like it in the 10 s after the previous one)");
+        // the counter stays per request
+        assertThat(registry.get("railyard.decisions").tag("verb", "bind").tag("outcome", "failed").counter().count())
+                .isEqualTo(501.0);
     }
 
     @Test
