@@ -56,11 +56,13 @@ final class CarriedCounts {
     /**
      * A node pool's pod interfaces whose address whereabouts has not recorded, and what they were found from.
      *
-     * @param slicePools the snapshot's NodeSlicePools (which slice each network gives the node)
-     * @param pods       the pods bound to the node
-     * @param sources    the IPPool objects of the pool's name (empty: not created yet)
+     * @param slices  the node's slice in each NodeSlicePool the pods' networks name (null value: none), not the
+     *                NodeSlicePools themselves: an entry of a node no longer asked about (deleted) would keep the
+     *                whole cluster's slices of its time alive
+     * @param pods    the pods bound to the node
+     * @param sources the IPPool objects of the pool's name (empty: not created yet)
      */
-    record Unrecorded(List<NodeSlicePool> slicePools, List<PodPlacement> pods, List<IPPool> sources,
+    record Unrecorded(Map<String, String> slices, List<PodPlacement> pods, List<IPPool> sources,
                       Set<String> slots) {
     }
 

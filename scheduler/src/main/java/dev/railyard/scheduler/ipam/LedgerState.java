@@ -11,6 +11,7 @@ import inet.ipaddr.IPAddress;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -202,7 +203,7 @@ final class LedgerState {
      * The {@link #unrecordedByPool} entry of one pool. For a node's slice pool ({@code node} not null) it is made from
      * the pods bound to that node alone, once per snapshot and pool, so a check on one node after an address change
      * does not look at every bound pod of the cluster (its pool's name holds the node's, so no pod of another node
-     * draws from it); and it is the last snapshot's while the node's slice, pool object and pods are the same.
+     * draws from it); and it is the last snapshot's while the node's slices, pool objects and pods are the same.
      *
      * @param node the node of a node-slice view, or null
      */
@@ -215,17 +216,19 @@ final class LedgerState {
             List<PodPlacement> pods = boundByNode().getOrDefault(node, List.of());
             List<IPPool> sources = poolsByName.getOrDefault(pool, List.of());
             CarriedCounts.Unrecorded before = nodeCounts.unrecorded(k);
-            if (before != null && sameInstances(before.sources(), sources)
-                    && sameInstances(before.slicePools(), snapshot.nodeSlicePools()) && before.pods().equals(pods)) {
+            if (before != null && sameInstances(before.sources(), sources) && before.pods().equals(pods)
+                    && sameSlices(before.slices(), node)) {
                 return before.slots();
             }
             Set<String> out = new HashSet<>();
+            Map<String, String> slices = new HashMap<>();
             for (PodPlacement p : pods) {
                 for (NetworkSelection sel : p.request().selections()) {
                     NetworkResolution res = resolve(sel);
                     if (res.failure() != null || res.ipam() == null || !res.ipam().nodeSliceMode()) {
                         continue;
                     }
+                    slices.put(res.ipam().nodeSlicePoolName(), sliceOf(res.ipam().nodeSlicePoolName(), node));
                     for (int i = 0; i < res.ipam().ranges().size(); i++) {
                         RecordingPool rp = recordingPool(res, i, node);
                         if (rp != null && rp.name().equals(pool)
@@ -236,9 +239,26 @@ final class LedgerState {
                 }
             }
             Set<String> slots = Set.copyOf(out);
-            nodeCounts.unrecorded(k, new CarriedCounts.Unrecorded(snapshot.nodeSlicePools(), pods, sources, slots));
+            nodeCounts.unrecorded(k, new CarriedCounts.Unrecorded(Collections.unmodifiableMap(slices), pods, sources,
+                    slots));
             return slots;
         });
+    }
+
+    /** @return the node's slice in the NodeSlicePool of this name, or null (no pool, no slice) */
+    private String sliceOf(String nodeSlicePoolName, String node) {
+        NodeSliceAllocation a = sliceIndex(nodeSlicePoolName).get(node);
+        return a == null ? null : a.sliceRange();
+    }
+
+    /** @return true while each NodeSlicePool gives the node the slice it gave when {@code slices} was recorded */
+    private boolean sameSlices(Map<String, String> slices, String node) {
+        for (Map.Entry<String, String> e : slices.entrySet()) {
+            if (!Objects.equals(e.getValue(), sliceOf(e.getKey(), node))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the snapshot's bound pods by node, made once per snapshot */

@@ -38,7 +38,9 @@ class CarriedCountsPropertyTest {
         for (long seed = 0; seed < 300; seed++) {
             Random rnd = new Random(seed);
             World w = new World();
-            IpPoolLedger carried = ledger();
+            // odd seeds: whereabouts' namespace given, so objects elsewhere are left out
+            String ns = seed % 2 == 0 ? null : IpamObjects.WHEREABOUTS_NS;
+            IpPoolLedger carried = ledger(ns);
             for (int step = 0; step < 12; step++) {
                 int changes = 1 + rnd.nextInt(3);
                 for (int c = 0; c < changes; c++) {
@@ -46,8 +48,11 @@ class CarriedCountsPropertyTest {
                 }
                 IpamSnapshot s = w.snapshot(T0.plusSeconds(step));
                 carried.update(s);
-                IpPoolLedger fresh = ledger();
+                IpPoolLedger fresh = ledger(ns);
                 fresh.update(s);
+                if (rnd.nextInt(3) == 0) { // every pool's unrecorded addresses at once, before the node checks
+                    assertThat(carried.holds()).as("seed %d step %d holds", seed, step).isEqualTo(fresh.holds());
+                }
                 PodNetworksRequest both = PodNetworksRequest.ofAnnotation("ml", "rail1,rail2");
                 for (int n = 0; n <= NODES; n++) {
                     String node = n == NODES ? null : "n" + n;
@@ -67,8 +72,8 @@ class CarriedCountsPropertyTest {
         }
     }
 
-    private static IpPoolLedger ledger() {
-        return new IpPoolLedger(new IpamObjects.MutableClock(T0), Duration.ofMinutes(5), null);
+    private static IpPoolLedger ledger(String whereaboutsNamespace) {
+        return new IpPoolLedger(new IpamObjects.MutableClock(T0), Duration.ofMinutes(5), whereaboutsNamespace);
     }
 
     /** The objects of a small cluster, changed a few at a time; unchanged objects stay the same instances. */
@@ -82,6 +87,8 @@ class CarriedCountsPropertyTest {
         final Map<String, String> slices = new LinkedHashMap<>();
         NodeSlicePool slicePool;
         final Map<String, IPPool> pools = new LinkedHashMap<>();
+        /** copies of node pools in another namespace (the pool choice and its note) */
+        final Map<String, IPPool> elsewhere = new LinkedHashMap<>();
         final Map<String, Map<String, IPAllocation>> allocations = new LinkedHashMap<>();
         final Map<String, OverlappingRangeIPReservation> reservations = new LinkedHashMap<>();
         final Set<String> live = new LinkedHashSet<>();
@@ -119,7 +126,7 @@ class CarriedCountsPropertyTest {
             int node = rnd.nextInt(NODES);
             String slice = sliceOf("n" + node);
             String poolName = slice == null ? null : PoolNames.ipPool("r1", "n" + node, slice);
-            switch (rnd.nextInt(9)) {
+            switch (rnd.nextInt(14)) {
                 case 0, 1 -> { // whereabouts hands out or frees an address in the node's pool
                     if (poolName == null) {
                         return;
@@ -179,6 +186,75 @@ class CarriedCountsPropertyTest {
                             case 1 -> SLICED + ",\"enable_overlapping_ranges\":false";
                             default -> SLICED.replace("/24", "/23");
                         });
+                case 9 -> { // an IPPool of the node's pool name appears in, or goes from, another namespace
+                    if (poolName != null && elsewhere.remove(poolName) == null) {
+                        Map<String, IPAllocation> a = new LinkedHashMap<>();
+                        for (int i = rnd.nextInt(4); i > 0; i--) {
+                            a.put(Integer.toString(1 + rnd.nextInt(14)), new IPAllocation("e", "ml/p" + i, "net1"));
+                        }
+                        elsewhere.put(poolName, IpamObjects.poolWith("other", poolName, slice, a));
+                    }
+                }
+                case 10 -> { // a bound pod moves node, takes another interface name, or is re-sent equal
+                    List<String> names = new ArrayList<>(bound.keySet());
+                    String pod = names.get(rnd.nextInt(names.size()));
+                    PodPlacement p = bound.get(pod);
+                    bound.put(pod, switch (rnd.nextInt(3)) {
+                        case 0 -> new PodPlacement(pod, p.request(), "n" + node);
+                        case 1 -> new PodPlacement(pod, PodNetworksRequest.ofAnnotation("ml",
+                                rnd.nextBoolean() ? "rail1@eth" + rnd.nextInt(2) : "rail1"), p.node());
+                        default -> new PodPlacement(pod, PodNetworksRequest.ofAnnotation("ml",
+                                p.request().annotation()), p.node());
+                    });
+                }
+                case 11 -> { // the NodeSlicePool re-sent, deleted or created again, or in a second namespace
+                    switch (rnd.nextInt(4)) {
+                        case 0 -> slicePool = IpamObjects.slicePool("r1", "10.20.0.0/24", "/28", slices);
+                        case 1 -> slicePool = slicePool == null
+                                ? IpamObjects.slicePool("r1", "10.20.0.0/24", "/28", slices) : null;
+                        case 2 -> { // the node listed twice, its second slice first
+                            String free = null;
+                            for (Map.Entry<String, String> e : slices.entrySet()) {
+                                if (e.getValue().isEmpty()) {
+                                    free = e.getKey();
+                                }
+                            }
+                            if (free != null) {
+                                Map<String, String> copy = new LinkedHashMap<>();
+                                copy.put(free, "n" + node);
+                                slices.forEach((k, v) -> copy.putIfAbsent(k, v));
+                                slices.clear();
+                                slices.putAll(copy);
+                                slicePool = IpamObjects.slicePool("r1", "10.20.0.0/24", "/28", slices);
+                            }
+                        }
+                        default -> { // a slice that is not a CIDR, or back
+                            if (slice != null) {
+                                slices.remove(slice);
+                                slices.put(slice.endsWith("/28") ? slice.replace("/28", "/2x") : slice, "n" + node);
+                                slicePool = IpamObjects.slicePool("r1", "10.20.0.0/24", "/28", slices);
+                            }
+                        }
+                    }
+                }
+                case 12 -> { // reservations whose names are not addresses of the network, or of another family
+                    String name = switch (rnd.nextInt(3)) {
+                        case 0 -> "r1-10.20.0." + (1 + rnd.nextInt(254)) + "x";
+                        case 1 -> "r1-fd00--" + rnd.nextInt(9);
+                        default -> "r2-10.20.0." + (1 + rnd.nextInt(254));
+                    };
+                    if (reservations.remove(name) == null) {
+                        reservations.put(name, IpamObjects.reservation(name, "other/x"));
+                    }
+                }
+                case 13 -> { // an address handed out to a pod of the node's pool on another interface
+                    if (poolName != null) {
+                        Map<String, IPAllocation> a = new LinkedHashMap<>(allocations.getOrDefault(poolName, Map.of()));
+                        a.put(Integer.toString(1 + rnd.nextInt(14)), new IPAllocation("f",
+                                "ml/p" + rnd.nextInt(NODES + 3), "eth" + rnd.nextInt(2)));
+                        setPool(poolName, slice, a);
+                    }
+                }
                 default -> { // the plain network's pool hands out an address
                     Map<String, IPAllocation> a = new LinkedHashMap<>(allocations.get("10.30.0.0-24"));
                     a.put(Integer.toString(1 + rnd.nextInt(200)), new IPAllocation("d", "ml/p" + node, "net2"));
@@ -199,9 +275,12 @@ class CarriedCountsPropertyTest {
         IpamSnapshot snapshot(Instant at) {
             IpamSnapshot.Builder b = IpamSnapshot.builder(at)
                     .networkAttachmentDefinition(sliced)
-                    .networkAttachmentDefinition(plain)
-                    .nodeSlicePool(slicePool);
+                    .networkAttachmentDefinition(plain);
+            if (slicePool != null) {
+                b.nodeSlicePool(slicePool);
+            }
             pools.values().forEach(b::ipPool);
+            elsewhere.values().forEach(b::ipPool);
             reservations.values().forEach(b::overlappingRangeIPReservation);
             live.forEach(b::livePod);
             List<PodPlacement> placements = new ArrayList<>(bound.values());
