@@ -46,11 +46,10 @@ final class CarriedCounts {
      * @param slice    the node's slice as the NodeSlicePool lists it
      * @param usable   its addresses (a function of the slice and the range)
      * @param sources  the IPPool objects of the view's pool name (empty: not created yet; several: one per namespace)
-     * @param note     the pool choice's note (several namespaces hold the name), or null
      * @param reserved the reservations inside the slice it was counted against
      */
-    record SliceView(String slice, UsableAddresses usable, List<IPPool> sources, String note,
-                     List<IPAddress> reserved, RangeView view) {
+    record SliceView(String slice, UsableAddresses usable, List<IPPool> sources, List<IPAddress> reserved,
+                     RangeView view) {
     }
 
     /**

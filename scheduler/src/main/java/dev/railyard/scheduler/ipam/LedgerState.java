@@ -346,7 +346,8 @@ final class LedgerState {
     // ---- network resolution ------------------------------------------------------------------------------------
 
     NetworkResolution resolve(NetworkSelection s) {
-        return resolutions.computeIfAbsent(s.key(), k -> NetworkResolver.resolve(s, nads, nadNamespacesByName, macvlans));
+        return resolutions.computeIfAbsent(s.key(),
+                k -> NetworkResolver.resolve(s, nads, nadNamespacesByName, macvlans));
     }
 
     // ---- range counts ------------------------------------------------------------------------------------------
@@ -400,9 +401,9 @@ final class LedgerState {
     }
 
     /**
-     * One node's slice, counted; or, while the node's slice, its IPPool object(s), the pool choice and the
-     * reservations inside the slice are what the last count saw, that count (its stale allocations judged again
-     * against this snapshot's pods).
+     * One node's slice, counted; or, while the node's slice, its IPPool object(s) and the reservations inside the
+     * slice are what the last count saw, that count (its stale allocations judged again against this snapshot's
+     * pods).
      */
     private RangeView sliceView(IpamConfig ipam, IpamRange range, String node, String key) {
         String sliceName = ipam.nodeSlicePoolName();
@@ -441,8 +442,7 @@ final class LedgerState {
         List<IPAddress> reserved = reservedIn(ipam, usable);
         RangeView v = counted(ipam, poolName, node, slice.sliceRange(), usable, choice, reserved);
         if (v.failure() == null) {
-            nodeCounts.view(key, new CarriedCounts.SliceView(slice.sliceRange(), usable, sources, choice.note(),
-                    reserved, v));
+            nodeCounts.view(key, new CarriedCounts.SliceView(slice.sliceRange(), usable, sources, reserved, v));
         }
         return v;
     }
@@ -450,17 +450,13 @@ final class LedgerState {
     /**
      * @param before a node's view counted for the same slice under the same network definitions (so the same pool
      *               name and addresses)
-     * @return that view while its pool objects, pool choice and reservations are the same (its stale allocations
-     *         judged again against this snapshot's pods), else null
+     * @return that view while its pool objects (and so the pool choice, a function of them) and reservations are the
+     *         same (its stale allocations judged again against this snapshot's pods), else null
      */
     private RangeView carriedView(CarriedCounts.SliceView before, IpamConfig ipam, String key) {
         String poolName = before.view().poolName();
         List<IPPool> sources = poolsByName.getOrDefault(poolName, List.of());
         if (!sameInstances(before.sources(), sources)) {
-            return null;
-        }
-        // one IPPool or none: no choice to note (pool()); several: the choice's note must be the same
-        if (sources.size() > 1 && !Objects.equals(before.note(), pool(poolName).note())) {
             return null;
         }
         if (!before.reserved().equals(reservedIn(ipam, before.usable()))) {
@@ -472,7 +468,7 @@ final class LedgerState {
             if (!stale.equals(v.stale())) {
                 v = v.withStale(stale);
                 nodeCounts.view(key, new CarriedCounts.SliceView(before.slice(), before.usable(), sources,
-                        before.note(), before.reserved(), v));
+                        before.reserved(), v));
             }
         }
         return v;

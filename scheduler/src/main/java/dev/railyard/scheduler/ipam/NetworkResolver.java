@@ -27,7 +27,8 @@ final class NetworkResolver {
      * @return the resolution: the NetworkAttachmentDefinition's whereabouts config, or why there is none
      */
     static NetworkResolution resolve(NetworkSelection s, Map<String, NetworkAttachmentDefinition> nads,
-                                     Map<String, Set<String>> nadNamespacesByName, Map<String, MacvlanNetwork> macvlans) {
+                                     Map<String, Set<String>> nadNamespacesByName,
+                                     Map<String, MacvlanNetwork> macvlans) {
         String key = s.key();
         NetworkAttachmentDefinition nad = nads.get(key);
         MacvlanNetwork macvlan = macvlans.get(s.name());

@@ -26,22 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * line, at the level asked for. The clock is injected: it starts below zero, as {@link System#nanoTime} may. How the
  * server's warnings use it: server/RequestWarningsTest.
  */
-class RateLimitedLogTest {
-    private static final long SECOND = 1_000_000_000L;
-
-    /** A written line: its level, text and whether a stack trace follows it. */
-    record Line(Level level, String text, Throwable thrown) {
-    }
-
-    final AtomicLong clock = new AtomicLong(-3 * SECOND);
-    final List<Line> lines = Collections.synchronizedList(new ArrayList<>());
-    final RateLimitedLog log = new RateLimitedLog(Duration.ofSeconds(10), clock::get,
-            (level, line, thrown) -> lines.add(new Line(level, line, thrown)));
-
-    private List<String> texts() {
-        return lines.stream().map(Line::text).toList();
-    }
-
+class RateLimitedLogTest extends RecordedLogLines {
     @Test
     void infoLinesAreWrittenAtInfoAndEachKeyHasItsOwnWindow() {
         assertThat(log.info("refused unknown_pod", "bind of {} refused", "a/p1")).isTrue();

@@ -1,6 +1,7 @@
 package dev.railyard.scheduler.server;
 
 import dev.railyard.scheduler.input.RateLimitedLog;
+import dev.railyard.scheduler.input.RecordedLogLines;
 import dev.railyard.scheduler.protocol.Caller;
 import dev.railyard.scheduler.protocol.VerbHandler;
 import dev.railyard.scheduler.protocol.WireFormatException;
@@ -27,21 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * request ({@link RateLimitedLog}, docs/adr/0019-rate-limited-request-warnings.md). The clock is injected: it starts
  * below zero, as {@link System#nanoTime} may.
  */
-class RequestWarningsTest {
-    private static final long SECOND = 1_000_000_000L;
-
-    /** A written line: its level, text and whether a stack trace follows it. */
-    record Line(Level level, String text, Throwable thrown) {
-    }
-
-    final AtomicLong clock = new AtomicLong(-3 * SECOND);
-    final List<Line> lines = Collections.synchronizedList(new ArrayList<>());
-    final RateLimitedLog log = new RateLimitedLog(Duration.ofSeconds(10), clock::get,
-            (level, line, thrown) -> lines.add(new Line(level, line, thrown)));
-
-    private List<String> texts() {
-        return lines.stream().map(Line::text).toList();
-    }
+class RequestWarningsTest extends RecordedLogLines {
     /** A verb that refuses callers without a token (401) and cannot parse any body (400), or throws (500). */
     private static VerbHandler verb(boolean buggy) {
         return new VerbHandler() {
