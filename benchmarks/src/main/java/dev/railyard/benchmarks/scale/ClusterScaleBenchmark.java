@@ -24,7 +24,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * status updates churn the cluster ({@link Churn}): time to ready, Volcano predicate / prioritize and kube filter
  * latency with churn and without, the first call after a pod status update and after an address change (an
  * IPPool write), the 64-task gang's predicate storm, heap after a
- * full GC and RSS; then the same storm against {@code serve --no-cluster}. One table and {@code results.json}.
+ * full GC and RSS; then against {@code serve --no-cluster}: the predicate load, the same storm quiet and with the
+ * same churn, and the prioritize calls. One table and {@code results.json}.
  *
  * <pre>
  * java -Xmx3g -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.scale.ClusterScaleBenchmark [options]
@@ -32,6 +33,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   --pods-per-node 18           average pods per node; one value, or one per size (18,18,6)
  *   --jars main=scheduler/target/railyard.jar[,label=path...]   serve jars, measured in turn on each cluster
  *   --serve-heap 4g              serve's -Xmx (plus -XX:+ExitOnOutOfMemoryError)
+ *   --serve-jvm "main=-XX:+UseZGC;other=-Xms2g"   more JVM flags for the measured serve of a --jars label
  *   --churn 20                   pod status updates per second during the measurements
  *   --seconds 20 --warmup-seconds 5 --quiet-seconds 10
  *   --predicate-workers 16 --prioritize-workers 1 --filter-workers 1 --prioritize-nodes 100
@@ -64,7 +66,7 @@ public final class ClusterScaleBenchmark {
                    int prioritizeWorkers, int filterWorkers, int prioritizeNodes, int stormTasks, int stormWorkers,
                    double stormMaxSeconds, int firstCallSamples, int threads, Path out, Path repo, long seed,
                    int gangSize, Path cache, boolean quietStorm, boolean populateOnly, boolean serveJfr,
-                   String serveLogLevel, double holdSeconds, boolean nodeSlices) {
+                   String serveLogLevel, double holdSeconds, boolean nodeSlices, Map<String, List<String>> serveJvm) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new LinkedHashMap<>();
@@ -88,6 +90,16 @@ public final class ClusterScaleBenchmark {
                 jars.put(kv[0], Path.of(kv[1]));
             }
             m.remove("jars");
+            Map<String, List<String>> serveJvm = new LinkedHashMap<>();
+            String sj = m.remove("serve-jvm");
+            for (String e : sj == null ? new String[0] : sj.split(";")) {
+                String[] kv = e.split("=", 2);
+                if (kv.length != 2 || !jars.containsKey(kv[0].trim())) {
+                    throw new IllegalArgumentException("--serve-jvm: label=flags entries naming a --jars label, got '"
+                            + e + "'");
+                }
+                serveJvm.put(kv[0].trim(), List.of(kv[1].trim().split("\\s+")));
+            }
             Options o = new Options(nodes, ppn, jars, str(m, "serve-heap", "4g"), dbl(m, "churn", 20),
                     dbl(m, "seconds", 20), dbl(m, "warmup-seconds", 5), dbl(m, "quiet-seconds", 10),
                     (int) dbl(m, "predicate-workers", 16), (int) dbl(m, "prioritize-workers", 1),
@@ -100,7 +112,7 @@ public final class ClusterScaleBenchmark {
                     Boolean.parseBoolean(str(m, "quiet-storm", "false")),
                     Boolean.parseBoolean(str(m, "populate-only", "false")),
                     Boolean.parseBoolean(str(m, "serve-jfr", "false")), str(m, "serve-log-level", "warn"),
-                    dbl(m, "hold-seconds", 0), Boolean.parseBoolean(str(m, "node-slices", "false")));
+                    dbl(m, "hold-seconds", 0), Boolean.parseBoolean(str(m, "node-slices", "false")), serveJvm);
             for (int k = 0; k < nodes.size(); k++) {
                 // before anything starts: a cluster the networks cannot serve would fail only after populating
                 ClusterLayout layout = new ClusterLayout(nodes.get(k), o.podsPerNode(k), o.gangSize(), o.seed());
@@ -226,11 +238,15 @@ public final class ClusterScaleBenchmark {
                     try {
                         measure(o, cp, jar.getValue(), runDir, cluster, kubeFilter, churn, row);
                         if (noCluster == null) {
-                            noCluster = noCluster(o, jar.getValue(), runDir, cluster, kubeFilter);
+                            noCluster = noCluster(o, cp, jar.getValue(), runDir, cluster, kubeFilter, churn);
                         }
                         row.noClusterStorm = noCluster.storm();
+                        row.noClusterChurnStorm = noCluster.churnStorm();
+                        row.noClusterPredicate = noCluster.predicate();
                         row.noClusterPrioritize = noCluster.prioritize();
                         row.serveCpuMsPerCall.put("storm --no-cluster", noCluster.stormCpuMs());
+                        row.serveCpuMsPerCall.put("storm --no-cluster with churn", noCluster.churnStormCpuMs());
+                        row.serveCpuMsPerCall.put("quiet predicate --no-cluster", noCluster.predicateCpuMs());
                         row.serveCpuMsPerCall.put("prioritize --no-cluster", noCluster.prioritizeCpuMs());
                     } catch (IOException | RuntimeException e) {
                         row.error = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
@@ -309,10 +325,10 @@ public final class ClusterScaleBenchmark {
             firstCallAfterChange(o, load, churn, row);
             firstCallAfterAddressChange(o, load, new AddressChange(cp.client(), o.firstCallSamples()), row);
             if (o.quietStorm()) {
-                row.quietStorm = storm(o, serve, load, row, "quiet storm");
+                row.quietStorm = storm(o, cp, serve, load, row, "quiet storm");
             }
             churn.start();
-            row.storm = storm(o, serve, load, row, "storm");
+            row.storm = storm(o, cp, serve, load, row, "storm");
             churn.pause();
             String after = serve.scrape();
             row.decisions = delta(before, after, "railyard_decisions_total");
@@ -331,13 +347,16 @@ public final class ClusterScaleBenchmark {
         }
     }
 
-    private static DecisionLoad.Storm storm(Options o, RailyardServe serve, DecisionLoad load, ScaleReport.Row row,
-                                            String key) throws IOException {
+    private static DecisionLoad.Storm storm(Options o, ScaleControlPlane cp, RailyardServe serve, DecisionLoad load,
+                                            ScaleReport.Row row, String key) throws IOException {
         double c0 = RailyardServe.cpuSeconds(serve.pid());
+        MachineCpu m0 = MachineCpu.now(serve.pid(), cp);
         DecisionLoad.Storm s = load.storm(o.stormTasks(), o.stormWorkers(), o.stormMaxSeconds());
+        row.cpuSplit.put(key, MachineCpu.now(serve.pid(), cp).since(m0));
         row.serveCpuMsPerCall.put(key, (RailyardServe.cpuSeconds(serve.pid()) - c0) * 1000 / Math.max(1, s.calls()));
-        System.out.printf("[scale]   %s: %d of %d calls in %.1f s, %d errors, serve CPU %.2f ms/call (load %s)%n", key,
-                s.calls(), s.planned(), s.seconds(), s.errors(), row.serveCpuMsPerCall.get(key), ScaleReport.load());
+        System.out.printf("[scale]   %s: %d of %d calls in %.1f s, %d errors, serve CPU %.2f ms/call (load %s); CPU: %s%n",
+                key, s.calls(), s.planned(), s.seconds(), s.errors(), row.serveCpuMsPerCall.get(key), ScaleReport.load(),
+                row.cpuSplit.get(key));
         return s;
     }
 
@@ -424,24 +443,54 @@ public final class ClusterScaleBenchmark {
                 ScaleReport.load());
     }
 
-    /** The storm and the prioritize calls against {@code serve --no-cluster}, with serve's CPU per call. */
-    private record NoCluster(DecisionLoad.Storm storm, double stormCpuMs, DecisionLoad.Latency prioritize,
-                             double prioritizeCpuMs) {
+    /**
+     * Against {@code serve --no-cluster}, with serve's CPU per call: the predicate load (quiet), the storm quiet and
+     * with the same churn on the API server, and the prioritize calls (the parse alone).
+     */
+    private record NoCluster(DecisionLoad.Latency predicate, double predicateCpuMs, DecisionLoad.Storm storm,
+                             double stormCpuMs, DecisionLoad.Storm churnStorm, double churnStormCpuMs,
+                             DecisionLoad.Latency prioritize, double prioritizeCpuMs) {
     }
 
-    /** The same storm, then the same prioritize calls (the parse alone), against {@code serve --no-cluster}. */
-    private static NoCluster noCluster(Options o, Path jar, Path runDir, ClusterPopulator.Populated cluster,
-                                       byte[] kubeFilter) throws IOException {
+    /**
+     * Against {@code serve --no-cluster}: the same storm quiet and then with the same churn running on the API
+     * server (serve --no-cluster does not watch it; the churn's cost to the machine is then in both sides of the
+     * ratio), the same predicate load (16 workers, quiet: the floor the transport and the parse set on this
+     * machine), then the same prioritize calls.
+     */
+    private static NoCluster noCluster(Options o, ScaleControlPlane cp, Path jar, Path runDir,
+                                       ClusterPopulator.Populated cluster, byte[] kubeFilter, Churn churn)
+            throws IOException {
         try (RailyardServe serve = open(RailyardServe.start(jar, null, serveJvm(o, runDir, null), runDir, "serve-no-cluster",
                 Duration.ofMinutes(2), "warn"))) {
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             load.predicates(o.predicateWorkers(), o.warmup());
             double c0 = RailyardServe.cpuSeconds(serve.pid());
+            MachineCpu m0 = MachineCpu.now(serve.pid(), cp);
             DecisionLoad.Storm s = load.storm(o.stormTasks(), o.stormWorkers(), o.stormMaxSeconds());
             double c1 = RailyardServe.cpuSeconds(serve.pid());
+            MachineCpu m1 = MachineCpu.now(serve.pid(), cp);
             double stormCpu = (c1 - c0) * 1000 / Math.max(1, s.calls());
             System.out.printf("[scale]   --no-cluster storm: %d of %d calls in %.1f s, %d errors, serve CPU %.2f "
-                    + "ms/call (load %s)%n", s.calls(), s.planned(), s.seconds(), s.errors(), stormCpu,
+                    + "ms/call (load %s); CPU: %s%n", s.calls(), s.planned(), s.seconds(), s.errors(), stormCpu,
+                    ScaleReport.load(), m1.since(m0));
+            churn.start();
+            DecisionLoad.Storm cs;
+            try {
+                cs = load.storm(o.stormTasks(), o.stormWorkers(), o.stormMaxSeconds());
+            } finally {
+                churn.pause();
+            }
+            double churnStormCpu = (RailyardServe.cpuSeconds(serve.pid()) - c1) * 1000 / Math.max(1, cs.calls());
+            System.out.printf("[scale]   --no-cluster storm with churn: %d of %d calls in %.1f s, %d errors, serve CPU "
+                    + "%.2f ms/call (load %s); CPU: %s%n", cs.calls(), cs.planned(), cs.seconds(), cs.errors(),
+                    churnStormCpu, ScaleReport.load(), MachineCpu.now(serve.pid(), cp).since(m1));
+            // after the storms, as the measured serve's quiet predicate comes after its other phases: JIT warm
+            c0 = RailyardServe.cpuSeconds(serve.pid());
+            DecisionLoad.Latency predicate = load.predicates(o.predicateWorkers(), o.quietSeconds());
+            double predicateCpu = (RailyardServe.cpuSeconds(serve.pid()) - c0) * 1000 / Math.max(1, predicate.calls());
+            System.out.printf("[scale]   --no-cluster quiet predicate: %,d calls, p50 %.2f ms, p99 %.2f ms, serve CPU "
+                    + "%.2f ms/call (load %s)%n", predicate.calls(), predicate.p50Ms(), predicate.p99Ms(), predicateCpu,
                     ScaleReport.load());
             load.prioritizes(1, o.warmup(), o.prioritizeNodes());
             c1 = RailyardServe.cpuSeconds(serve.pid());
@@ -449,13 +498,19 @@ public final class ClusterScaleBenchmark {
             double prioritizeCpu = (RailyardServe.cpuSeconds(serve.pid()) - c1) * 1000 / Math.max(1, p.calls());
             System.out.printf("[scale]   --no-cluster prioritize: %,d calls, p50 %.2f ms, p99 %.2f ms, serve CPU %.2f "
                     + "ms/call (load %s)%n", p.calls(), p.p50Ms(), p.p99Ms(), prioritizeCpu, ScaleReport.load());
-            return new NoCluster(s, stormCpu, p, prioritizeCpu);
+            return new NoCluster(predicate, predicateCpu, s, stormCpu, cs, churnStormCpu, p, prioritizeCpu);
         }
     }
 
-    /** serve's JVM flags; with {@code --serve-jfr true}, a Flight Recording of the measured serve {@code label}. */
+    /**
+     * serve's JVM flags: the heap, then the label's {@code --serve-jvm} flags; with
+     * {@code --serve-jfr true}, a Flight Recording of the measured serve {@code label}.
+     */
     private static List<String> serveJvm(Options o, Path runDir, String label) {
         List<String> flags = new ArrayList<>(List.of("-Xmx" + o.serveHeap(), "-XX:+ExitOnOutOfMemoryError"));
+        if (label != null) {
+            flags.addAll(o.serveJvm().getOrDefault(label, List.of()));
+        }
         if (o.serveJfr() && label != null) {
             flags.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
                     + runDir.resolve("serve-" + label + ".jfr"));

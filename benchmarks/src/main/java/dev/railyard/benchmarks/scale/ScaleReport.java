@@ -46,6 +46,10 @@ final class ScaleReport {
         DecisionLoad.Storm quietStorm;
         DecisionLoad.Storm storm;
         DecisionLoad.Storm noClusterStorm;
+        /** The same storm against {@code serve --no-cluster} while the same churn runs on the API server. */
+        DecisionLoad.Storm noClusterChurnStorm;
+        /** The same predicate load (16 workers, quiet) against {@code serve --no-cluster}: the transport's floor. */
+        DecisionLoad.Latency noClusterPredicate;
         /** The same prioritize calls against {@code serve --no-cluster}: the parse and HTTP path alone. */
         DecisionLoad.Latency noClusterPrioritize;
         long heapAfterGcBytes;
@@ -53,6 +57,8 @@ final class ScaleReport {
         double serveCpuSeconds;
         /** serve's CPU time (user + system) per call in each phase, ms: less sensitive to the machine's load. */
         Map<String, Double> serveCpuMsPerCall = new LinkedHashMap<>();
+        /** Per storm: where the machine's CPU went ({@link MachineCpu}). */
+        Map<String, String> cpuSplit = new LinkedHashMap<>();
         double churnTarget;
         double churnAchieved;
         long churnFailed;
@@ -142,9 +148,10 @@ final class ScaleReport {
                 + "kube filter all names p50/p99 ms | quiet predicate / filter p50/p99 ms | first call after a change "
                 + "p50/max ms (next call p50) | first call after an address change p50/max ms (next call p50) "
                 + "| 64-task storm, quiet s (calls/s) | 64-task storm, with churn s (calls/s) | "
-                + "same calls --no-cluster s | ratio (with churn) | "
+                + "same calls --no-cluster s | ratio (with churn) | same calls --no-cluster with churn s | "
+                + "ratio (both with churn) | --no-cluster quiet predicate p50/p99 ms | "
                 + "heap after GC MiB | RSS MiB | neutral answers / decisions | churn/s | load before → after |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Row r : rows) {
             if (r.error != null) {
                 out.printf(Locale.ROOT, "| %,d | %,d | %s | %s |%n", r.nodes, r.pods, r.jar, "failed: " + r.error);
@@ -152,11 +159,13 @@ final class ScaleReport {
             }
             double decisions = r.decisions.values().stream().mapToDouble(Double::doubleValue).sum();
             out.printf(Locale.ROOT, "| %,d | %,d | %s | %.1f / %.1f | %s | %s | %s | %s / %s | %.1f / %.1f (%.2f) | %.1f / %.1f (%.2f) | %s | %s "
-                            + "| %s | %s | %s | %s | %.0f / %.0f | %.1f | %s → %s |%n",
+                            + "| %s | %s | %s | %s | %s | %s | %s | %.0f / %.0f | %.1f | %s → %s |%n",
                     r.nodes, r.pods, r.jar, r.readySeconds, r.realDecisionsSeconds, pp(r.predicate), pp(r.prioritize), pp(r.filter),
                     pp(r.quietPredicate), pp(r.quietFilter), r.firstCallP50Ms, r.firstCallMaxMs, r.nextCallP50Ms,
                     r.addressChangeP50Ms, r.addressChangeMaxMs, r.addressChangeNextP50Ms,
-                    storm(r.quietStorm), storm(r.storm), storm(r.noClusterStorm), ratio(r), mib(r.heapAfterGcBytes),
+                    storm(r.quietStorm), storm(r.storm), storm(r.noClusterStorm), ratio(r),
+                    storm(r.noClusterChurnStorm), ratio(r.storm, r.noClusterChurnStorm), pp(r.noClusterPredicate),
+                    mib(r.heapAfterGcBytes),
                     mib(r.rssBytes),
                     r.neutralAnswers, decisions, r.churnAchieved, r.loadBefore, r.loadAfter);
         }
@@ -166,10 +175,10 @@ final class ScaleReport {
                 out.printf(Locale.ROOT, "%,d nodes, %s: decisions during the measurements %s; errors: predicate %d, "
                                 + "prioritize %d, filter %d, storm %d; serve CPU %.0f s in all, per call (ms) %s; "
                                 + "prioritize quiet p50/p99 ms %s, --no-cluster (quiet) p50/p99 ms %s; "
-                                + "quiet storm / --no-cluster %s%n",
+                                + "quiet storm / --no-cluster %s; CPU in the storms %s%n",
                         r.nodes, r.jar, r.decisions, r.predicate.errors(), r.prioritize.errors(), r.filter.errors(),
                         r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds, rounded(r.serveCpuMsPerCall),
-                        pp(r.quietPrioritize), pp(r.noClusterPrioritize), ratio(r.quietStorm, r));
+                        pp(r.quietPrioritize), pp(r.noClusterPrioritize), ratio(r.quietStorm, r), r.cpuSplit);
             }
         }
     }
@@ -196,17 +205,21 @@ final class ScaleReport {
     }
 
     private static String ratio(Row r) {
-        return ratio(r.storm, r);
+        return ratio(r.storm, r.noClusterStorm);
     }
 
-    /** @return the storm's wall time over the same calls' against {@code --no-cluster} */
     private static String ratio(DecisionLoad.Storm storm, Row r) {
-        if (storm == null || r.noClusterStorm == null) {
+        return ratio(storm, r.noClusterStorm);
+    }
+
+    /** @return the storm's wall time over the same calls' against {@code --no-cluster} ({@code base}) */
+    private static String ratio(DecisionLoad.Storm storm, DecisionLoad.Storm base) {
+        if (storm == null || base == null) {
             return "–";
         }
         double real = storm.capped() ? storm.projectedSeconds() : storm.seconds();
-        double base = r.noClusterStorm.capped() ? r.noClusterStorm.projectedSeconds() : r.noClusterStorm.seconds();
-        return String.format(Locale.ROOT, "%.2f×", real / base);
+        double b = base.capped() ? base.projectedSeconds() : base.seconds();
+        return String.format(Locale.ROOT, "%.2f×", real / b);
     }
 
     static String mib(long bytes) {

@@ -59,6 +59,8 @@ public final class IpPoolLedger implements AddressPools {
     private final Duration reservationTimeout;
     private final String whereaboutsNamespace;
     private final Object lock = new Object();
+    /** Serializes {@link #update}: a snapshot is built outside {@link #lock}, and the one built last is installed last. */
+    private final Object updating = new Object();
     private LedgerState state;
     private final HoldBook book = new HoldBook();
 
@@ -92,33 +94,37 @@ public final class IpPoolLedger implements AddressPools {
     /**
      * Replaces the snapshot: ends the holds it settles (the pod's new allocation is in the pool, or the pod is gone),
      * adopts the persisted holds it shows that this ledger does not hold, and drops adopted holds it no longer shows.
+     * Concurrent updates serialize (each builds on the state the previous one installed, so the last call's snapshot
+     * is the one in use); checks and holds go on meanwhile against the state in use.
      */
     public void update(IpamSnapshot snapshot) {
-        LedgerState previous;
-        synchronized (lock) {
-            previous = state;
-        }
-        LedgerState next = new LedgerState(snapshot, whereaboutsNamespace, previous);
-        synchronized (lock) {
-            state = next;
-            checks.clear();
-            Instant now = clock.instant();
-            Set<String> shown = new HashSet<>();
-            for (PersistedHold p : snapshot.heldPods()) {
-                shown.add(HoldBook.persistedKey(p.podRef(), p.since()));
+        synchronized (updating) {
+            LedgerState previous;
+            synchronized (lock) {
+                previous = state;
             }
-            for (HoldBook.Hold h : book.all()) {
-                if (settled(next, h) || h.adopted() && !shown.contains(h.persistedKey())) {
-                    book.drop(h);
+            LedgerState next = new LedgerState(snapshot, whereaboutsNamespace, previous);
+            synchronized (lock) {
+                state = next;
+                checks.clear();
+                Instant now = clock.instant();
+                Set<String> shown = new HashSet<>();
+                for (PersistedHold p : snapshot.heldPods()) {
+                    shown.add(HoldBook.persistedKey(p.podRef(), p.since()));
                 }
-            }
-            book.forgetReleases(shown);
-            book.expire(now);
-            for (PersistedHold p : snapshot.heldPods()) {
-                if (p.until().isAfter(now) && book.ofPod(p.podRef()).isEmpty()
-                        && !book.released(HoldBook.persistedKey(p.podRef(), p.since()))) {
-                    addHolds(new HoldRequest(p.placement(), p.uid(), p.origin(), Duration.ofSeconds(1)), p.since(),
-                            p.until(), true);
+                for (HoldBook.Hold h : book.all()) {
+                    if (settled(next, h) || h.adopted() && !shown.contains(h.persistedKey())) {
+                        book.drop(h);
+                    }
+                }
+                book.forgetReleases(shown);
+                book.expire(now);
+                for (PersistedHold p : snapshot.heldPods()) {
+                    if (p.until().isAfter(now) && book.ofPod(p.podRef()).isEmpty()
+                            && !book.released(HoldBook.persistedKey(p.podRef(), p.since()))) {
+                        addHolds(new HoldRequest(p.placement(), p.uid(), p.origin(), Duration.ofSeconds(1)), p.since(),
+                                p.until(), true);
+                    }
                 }
             }
         }

@@ -163,17 +163,47 @@ final class Listener extends ChannelInitializer<Channel> {
         return new Caller(verdict.chain(), token, remote, Optional.ofNullable(verdict.refusal()));
     }
 
-    /** Whether a body is small enough, in bytes and in strings, to be answered on the event loop. */
+    /**
+     * Whether a body is small enough, in bytes and in strings, to be answered on the event loop. A body shorter
+     * than {@link #MAX_INLINE_QUOTES} cannot hold too many quotes; a longer one is counted 8 bytes at a time (this
+     * ran on every Volcano predicate, ~39 KB each, and a byte loop was a fifth of serve's CPU in the gang storm).
+     */
     static boolean inlineSized(byte[] body) {
         if (body.length > MAX_INLINE_BODY) {
             return false;
         }
-        int quotes = 0;
-        for (byte b : body) {
-            if (b == '"' && ++quotes > MAX_INLINE_QUOTES) {
-                return false;
+        return body.length <= MAX_INLINE_QUOTES || quotes(body, MAX_INLINE_QUOTES) <= MAX_INLINE_QUOTES;
+    }
+
+    private static final java.lang.invoke.VarHandle WORD = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long QUOTES = 0x2222222222222222L;
+    private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
+
+    /**
+     * The number of {@code "} bytes in {@code body}, counted until it passes {@code stop} (then some number above
+     * {@code stop}). Per 8-byte word: the bytes equal to a quote are the zero bytes of {@code word ^ 0x22…}, and
+     * {@code ~(((x & 0x7F…) + 0x7F…) | x | 0x7F…)} has exactly their high bits set (no carry crosses a byte).
+     */
+    static int quotes(byte[] body, int stop) {
+        int count = 0;
+        int i = 0;
+        int words = body.length & ~7;
+        while (i < words) {
+            int end = Math.min(words, i + 4096);
+            for (; i < end; i += 8) {
+                long x = (long) WORD.get(body, i) ^ QUOTES;
+                count += Long.bitCount(~(((x & LOW7) + LOW7) | x | LOW7));
+            }
+            if (count > stop) {
+                return count;
             }
         }
-        return true;
+        for (; i < body.length; i++) {
+            if (body[i] == '"') {
+                count++;
+            }
+        }
+        return count;
     }
 }

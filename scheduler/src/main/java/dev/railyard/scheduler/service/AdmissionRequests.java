@@ -9,9 +9,11 @@ import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangJob;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** The engine requests a deciding verb judges: from the wire's pod, or the informer's pod when it has it. */
@@ -79,5 +81,31 @@ final class AdmissionRequests {
     static PodRequest requestOf(ExtenderPod pod) {
         return new PodRequest(pod.ref().namespace(), pod.ref().name(), (int) pod.requests().gpus(),
                 pod.requests().hcaDevices(), PodNetworksRequest.of(pod.ref().namespace(), pod.annotations()), false);
+    }
+
+    /**
+     * The tasks of a refused job that the cluster shows as pending members of its PodGroup (same namespace and
+     * name, same uid where both are known), each once, in request order: the Events go on those only, so a caller
+     * cannot have Railyard write Events about pods it invents, repeats or names from other gangs and namespaces.
+     */
+    static List<ExtenderPod> pendingMembers(ClusterView view, PodGroup group, List<ExtenderPod> tasks) {
+        if (group == null || tasks.isEmpty()) {
+            return List.of();
+        }
+        Map<String, String> uids = new HashMap<>();
+        for (PodView m : view.members(group)) {
+            if (pending(m)) {
+                uids.put(m.namespace() + "/" + m.name(), m.uid() == null ? "" : m.uid());
+            }
+        }
+        List<ExtenderPod> out = new ArrayList<>();
+        for (ExtenderPod t : tasks) {
+            String uid = uids.remove(t.ref().namespace() + "/" + t.ref().name());
+            if (uid != null && (uid.isEmpty() || t.ref().uid() == null || t.ref().uid().isEmpty()
+                    || uid.equals(t.ref().uid()))) {
+                out.add(t);
+            }
+        }
+        return out;
     }
 }

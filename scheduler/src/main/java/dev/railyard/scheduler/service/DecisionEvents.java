@@ -19,7 +19,8 @@ import java.util.function.Predicate;
  *   <li>{@code RailyardUnschedulable} on a pod no node could take, once per scheduling attempt with the attempt's
  *       true counts ({@link SchedulingAttempts});</li>
  *   <li>{@code RailyardUnschedulable} on every task of a gang Volcano may not enqueue (jobEnqueueable: the whole gang
- *       has no plan), once per enqueue decision (a gang refused there is never predicated in that session);</li>
+ *       has no plan), once per enqueue decision (a gang refused there is never predicated in that session); only
+ *       tasks the cluster shows as pending members of the job's PodGroup, never pods a caller names at will;</li>
  *   <li>{@code RailyardUnknownAnnotation} on a pod or PodGroup carrying {@code railyard.dev/} keys Railyard does not
  *       know ({@link AnnotationKeyWarnings}).</li>
  * </ul>
@@ -85,9 +86,12 @@ public final class DecisionEvents implements AutoCloseable {
         attempts.unplaced(podKey);
     }
 
-    /** The whole gang may not be enqueued: says so on each of its tasks. */
-    void gangRefused(GangJob job, String summary) {
-        for (ExtenderPod task : job.tasks()) {
+    /**
+     * The whole gang may not be enqueued: says so on each of {@code tasks} (the job's tasks the cluster shows as
+     * pending members of its PodGroup).
+     */
+    void gangRefused(GangJob job, List<ExtenderPod> tasks, String summary) {
+        for (ExtenderPod task : tasks) {
             sink.podUnschedulable(task.ref().namespace(), task.ref().name(), task.ref().uid(), "gang "
                     + job.namespace() + "/" + job.podGroupName() + " cannot be placed as a whole: " + summary);
         }

@@ -384,7 +384,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         }
         lines.info("not enqueueable", "gang {}/{} not enqueueable: {}", job.namespace(), job.podGroupName(),
                 outcome.summary());
-        withEvents(e -> e.gangRefused(job, outcome.summary()));
+        List<ExtenderPod> pending = AdmissionRequests.pendingMembers(view, group, job.tasks());
+        withEvents(e -> e.gangRefused(job, pending, outcome.summary()));
         return GangVerdict.reject(outcome.summary());
     }
 

@@ -2,6 +2,7 @@ package dev.railyard.scheduler.ipam;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import dev.railyard.api.multus.NetworkAttachmentDefinition;
 import org.junit.jupiter.api.RepeatedTest;
 
 import java.time.Duration;
@@ -19,7 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Reserve is atomic: 1,000 racing placements on a pool with 100 free addresses, exactly 100 succeed. */
+/**
+ * Reserve is atomic: 1,000 racing placements on a pool with 100 free addresses, exactly 100 succeed; racing updates
+ * leave the last call's snapshot in use.
+ */
 class IpPoolLedgerConcurrencyTest {
     private static ExecutorService pool;
 
@@ -78,5 +82,68 @@ class IpPoolLedgerConcurrencyTest {
         PoolStatus after = ledger.check(request, 1, null).pools().get(0);
         assertThat(after.inFlight()).isEqualTo(100);
         assertThat(after.free()).isZero();
+    }
+
+    /**
+     * Two updates racing: the first one's build is held inside (its NetworkAttachmentDefinition's metadata is read
+     * only when the latch opens), the second is called while it waits. The snapshot in use afterwards is the second's,
+     * the one the last call handed over; before updates serialized, the second installed at once and the first, built
+     * later, replaced it with the older snapshot.
+     */
+    @org.junit.jupiter.api.Test
+    void racingUpdatesLeaveTheLastCallsSnapshotInUse() throws Exception {
+        CountDownLatch building = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        NetworkAttachmentDefinition plain = IpamObjects.whereaboutsNad("train", "rail0", "\"range\":\"10.50.0.0/25\"");
+        NetworkAttachmentDefinition held = new HeldNad(plain, building, release);
+        held.setSpec(plain.getSpec());
+        IpamSnapshot older = IpamSnapshot.builder(Instant.EPOCH).networkAttachmentDefinition(held).build();
+        IpamSnapshot newer = IpamSnapshot.builder(Instant.EPOCH.plusSeconds(1)).networkAttachmentDefinition(plain).build();
+        IpPoolLedger ledger = new IpPoolLedger(new IpamObjects.MutableClock(Instant.EPOCH), Duration.ofMinutes(5),
+                null);
+        Thread first = new Thread(() -> ledger.update(older), "first-update");
+        first.start();
+        assertThat(building.await(30, TimeUnit.SECONDS)).isTrue();
+        Thread second = new Thread(() -> ledger.update(newer), "second-update");
+        second.start();
+        // the second call either waits for the first (BLOCKED on the update monitor) or has installed its snapshot
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (second.getState() != Thread.State.BLOCKED && second.getState() != Thread.State.TERMINATED
+                && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        release.countDown();
+        first.join(30_000);
+        second.join(30_000);
+        assertThat(ledger.snapshot()).isSameAs(newer);
+    }
+
+    /** A NetworkAttachmentDefinition whose metadata the thread "first-update" reads only once {@code release} opens. */
+    @io.fabric8.kubernetes.model.annotation.Group(NetworkAttachmentDefinition.GROUP)
+    @io.fabric8.kubernetes.model.annotation.Version(NetworkAttachmentDefinition.VERSION)
+    @io.fabric8.kubernetes.model.annotation.Kind("NetworkAttachmentDefinition")
+    private static final class HeldNad extends NetworkAttachmentDefinition {
+        private final transient NetworkAttachmentDefinition plain;
+        private final transient CountDownLatch building;
+        private final transient CountDownLatch release;
+
+        HeldNad(NetworkAttachmentDefinition plain, CountDownLatch building, CountDownLatch release) {
+            this.plain = plain;
+            this.building = building;
+            this.release = release;
+        }
+
+        @Override
+        public io.fabric8.kubernetes.api.model.ObjectMeta getMetadata() {
+            if (building != null && Thread.currentThread().getName().equals("first-update")) {
+                building.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return plain == null ? super.getMetadata() : plain.getMetadata();
+        }
     }
 }

@@ -166,6 +166,23 @@ class DecisionEventsTest {
     }
 
     @Test
+    void aRefusedGangGetsEventsOnlyOnItsPendingMembersTheClusterShows() {
+        var d = decisions();
+        // w-0 asks 8 GPUs: gpu-a has 4 free, gpu-b none, so the gang has no plan and is refused
+        ExtenderPod w0 = task("w-0", inGang(Map.of()));
+        ExtenderPod ghost = task("ghost", inGang(Map.of()));
+        ExtenderPod busy = task("busy-a", inGang(Map.of()));
+        ExtenderPod elsewhere = new ExtenderPod(new PodRef("other", "w-0", "uid-x"), Map.of(), inGang(Map.of()),
+                "volcano", ResourceRequests.NONE, GangRef.of("other", Map.of(), inGang(Map.of())), null);
+        var job = new dev.railyard.scheduler.protocol.GangJob("prod/pg", "", "prod", "pg", "", 1, Map.of(),
+                List.of(w0, ghost, busy, elsewhere, w0, w0));
+        assertThat(d.enqueueable(job).outcome()).isEqualTo(dev.railyard.scheduler.protocol.GangVerdict.Outcome.REJECT);
+        // an invented pod, a bound pod outside the gang, another namespace and repeats get none
+        assertThat(sink.withReason(SchedulingEvents.UNSCHEDULABLE)).singleElement().asString()
+                .startsWith("Pod prod/w-0 RailyardUnschedulable: gang prod/pg cannot be placed as a whole: ");
+    }
+
+    @Test
     void theSchedulingAttemptsDefaultsAreHalfVolcanosSchedulePeriodAndTenSeconds() {
         // docs/formats/volcano-extender.md §3: one session every --schedule-period, 1 s by default
         assertThat(SchedulingAttempts.QUIET).isEqualTo(Duration.ofMillis(500));
