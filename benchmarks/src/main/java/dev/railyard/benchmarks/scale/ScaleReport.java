@@ -163,7 +163,7 @@ final class ScaleReport {
                     r.nodes, r.pods, r.jar, r.readySeconds, r.realDecisionsSeconds, pp(r.predicate), pp(r.prioritize), pp(r.filter),
                     pp(r.quietPredicate), pp(r.quietFilter), r.firstCallP50Ms, r.firstCallMaxMs, r.nextCallP50Ms,
                     r.addressChangeP50Ms, r.addressChangeMaxMs, r.addressChangeNextP50Ms,
-                    storm(r.quietStorm), storm(r.storm), storm(r.noClusterStorm), ratio(r),
+                    storm(r.quietStorm), storm(r.storm), storm(r.noClusterStorm), ratio(r.storm, r.noClusterStorm),
                     storm(r.noClusterChurnStorm), ratio(r.storm, r.noClusterChurnStorm), pp(r.noClusterPredicate),
                     mib(r.heapAfterGcBytes),
                     mib(r.rssBytes),
@@ -178,7 +178,8 @@ final class ScaleReport {
                                 + "quiet storm / --no-cluster %s; CPU in the storms %s%n",
                         r.nodes, r.jar, r.decisions, r.predicate.errors(), r.prioritize.errors(), r.filter.errors(),
                         r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds, rounded(r.serveCpuMsPerCall),
-                        pp(r.quietPrioritize), pp(r.noClusterPrioritize), ratio(r.quietStorm, r), r.cpuSplit);
+                        pp(r.quietPrioritize), pp(r.noClusterPrioritize), ratio(r.quietStorm, r.noClusterStorm),
+                        r.cpuSplit);
             }
         }
     }
@@ -202,14 +203,6 @@ final class ScaleReport {
                     s.projectedSeconds(), s.calls(), s.planned(), s.seconds(), s.callsPerSecond());
         }
         return String.format(Locale.ROOT, "%.1f (%.0f/s)", s.seconds(), s.callsPerSecond());
-    }
-
-    private static String ratio(Row r) {
-        return ratio(r.storm, r.noClusterStorm);
-    }
-
-    private static String ratio(DecisionLoad.Storm storm, Row r) {
-        return ratio(storm, r.noClusterStorm);
     }
 
     /** @return the storm's wall time over the same calls' against {@code --no-cluster} ({@code base}) */

@@ -16,8 +16,11 @@ import io.netty.handler.ssl.SslHandler;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.ByteOrder;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -175,8 +178,7 @@ final class Listener extends ChannelInitializer<Channel> {
         return body.length <= MAX_INLINE_QUOTES || quotes(body, MAX_INLINE_QUOTES) <= MAX_INLINE_QUOTES;
     }
 
-    private static final java.lang.invoke.VarHandle WORD = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long QUOTES = 0x2222222222222222L;
     private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
 

@@ -135,6 +135,7 @@ class IpPoolLedgerConcurrencyTest {
 
         @Override
         public io.fabric8.kubernetes.api.model.ObjectMeta getMetadata() {
+            // CustomResource's constructor reads the metadata before these fields are set
             if (building != null && Thread.currentThread().getName().equals("first-update")) {
                 building.countDown();
                 try {

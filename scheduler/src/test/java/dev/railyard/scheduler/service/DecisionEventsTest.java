@@ -8,7 +8,9 @@ import dev.railyard.scheduler.engine.Status;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.IpamObjects;
 import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangRef;
+import dev.railyard.scheduler.protocol.GangVerdict;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -174,9 +176,9 @@ class DecisionEventsTest {
         ExtenderPod busy = task("busy-a", inGang(Map.of()));
         ExtenderPod elsewhere = new ExtenderPod(new PodRef("other", "w-0", "uid-x"), Map.of(), inGang(Map.of()),
                 "volcano", ResourceRequests.NONE, GangRef.of("other", Map.of(), inGang(Map.of())), null);
-        var job = new dev.railyard.scheduler.protocol.GangJob("prod/pg", "", "prod", "pg", "", 1, Map.of(),
+        var job = new GangJob("prod/pg", "", "prod", "pg", "", 1, Map.of(),
                 List.of(w0, ghost, busy, elsewhere, w0, w0));
-        assertThat(d.enqueueable(job).outcome()).isEqualTo(dev.railyard.scheduler.protocol.GangVerdict.Outcome.REJECT);
+        assertThat(d.enqueueable(job).outcome()).isEqualTo(GangVerdict.Outcome.REJECT);
         // an invented pod, a bound pod outside the gang, another namespace and repeats get none
         assertThat(sink.withReason(SchedulingEvents.UNSCHEDULABLE)).singleElement().asString()
                 .startsWith("Pod prod/w-0 RailyardUnschedulable: gang prod/pg cannot be placed as a whole: ");
