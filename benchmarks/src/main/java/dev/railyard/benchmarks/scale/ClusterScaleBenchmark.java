@@ -46,6 +46,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   --populate-only false        only fill the cache for each size (no measurements)
  *   --serve-jfr false            record the measured serve with Java Flight Recorder (serve-LABEL.jfr in the run dir)
  *   --hold-seconds 0             keep the restored cluster up this long before measuring (prints its kubeconfig)
+ *   --client-warmup-seconds 80   before the first measured serve, run every load this long in all against a
+ *                                {@code --no-cluster} serve, unmeasured, so the load generator's own code is compiled
  *   --serve-log-level warn       serve's --log-level (info prints the cache's start-up lines)
  *   --node-slices false          whereabouts node slices at every size (default: only where one IPPool per network
  *                                cannot hold the addresses, {@link ScaleNetworks})
@@ -66,7 +68,8 @@ public final class ClusterScaleBenchmark {
                    int prioritizeWorkers, int filterWorkers, int prioritizeNodes, int stormTasks, int stormWorkers,
                    double stormMaxSeconds, int firstCallSamples, int threads, Path out, Path repo, long seed,
                    int gangSize, Path cache, boolean quietStorm, boolean populateOnly, boolean serveJfr,
-                   String serveLogLevel, double holdSeconds, boolean nodeSlices, Map<String, List<String>> serveJvm) {
+                   String serveLogLevel, double holdSeconds, boolean nodeSlices, Map<String, List<String>> serveJvm,
+                   double clientWarmupSeconds) {
 
         static Options parse(String[] args) {
             Map<String, String> m = new LinkedHashMap<>();
@@ -112,7 +115,8 @@ public final class ClusterScaleBenchmark {
                     Boolean.parseBoolean(str(m, "quiet-storm", "false")),
                     Boolean.parseBoolean(str(m, "populate-only", "false")),
                     Boolean.parseBoolean(str(m, "serve-jfr", "false")), str(m, "serve-log-level", "warn"),
-                    dbl(m, "hold-seconds", 0), Boolean.parseBoolean(str(m, "node-slices", "false")), serveJvm);
+                    dbl(m, "hold-seconds", 0), Boolean.parseBoolean(str(m, "node-slices", "false")), serveJvm,
+                    dbl(m, "client-warmup-seconds", 80));
             for (int k = 0; k < nodes.size(); k++) {
                 // before anything starts: a cluster the networks cannot serve would fail only after populating
                 ClusterLayout layout = new ClusterLayout(nodes.get(k), o.podsPerNode(k), o.gangSize(), o.seed());
@@ -229,6 +233,9 @@ public final class ClusterScaleBenchmark {
             byte[] kubeFilter = VolcanoWire.kubeFilter(cluster.kubePodJson(), cluster.nodeNames());
             try (Churn churn = open(new Churn(cp.client(), cluster.boundPods(), o.churn()))) {
                 NoCluster noCluster = null;
+                if (o.clientWarmupSeconds() > 0) {
+                    warmLoadGenerator(o, o.jars().values().iterator().next(), runDir, cluster, kubeFilter);
+                }
                 for (var jar : o.jars().entrySet()) {
                     ScaleReport.Row row = new ScaleReport.Row();
                     row.nodes = n;
@@ -244,6 +251,8 @@ public final class ClusterScaleBenchmark {
                         row.noClusterChurnStorm = noCluster.churnStorm();
                         row.noClusterPredicate = noCluster.predicate();
                         row.noClusterPrioritize = noCluster.prioritize();
+                        row.noClusterChurnPredicate = noCluster.churnPredicate();
+                        row.noClusterChurnSinglePredicate = noCluster.churnSinglePredicate();
                         row.serveCpuMsPerCall.put("storm --no-cluster", noCluster.stormCpuMs());
                         row.serveCpuMsPerCall.put("storm --no-cluster with churn", noCluster.churnStormCpuMs());
                         row.serveCpuMsPerCall.put("quiet predicate --no-cluster", noCluster.predicateCpuMs());
@@ -292,9 +301,13 @@ public final class ClusterScaleBenchmark {
                                 ScaleReport.Row row) throws IOException {
         row.loadBefore = ScaleReport.load();
         System.out.printf("[scale] serve %s (%s): starting (load %s)%n", row.jar, jar, row.loadBefore);
+        MachineCpu beforeStart = MachineCpu.beforeStart(cp);
         try (RailyardServe serve = open(RailyardServe.start(jar, cp.kubeconfig(), serveJvm(o, runDir, row.jar), runDir, "serve-" + row.jar,
                 Duration.ofMinutes(20), o.serveLogLevel()))) {
             row.readySeconds = serve.readySeconds();
+            // serve's own share of the start against the API server's encoding of the lists on the same cores
+            row.cpuSplit.put("start to ready", MachineCpu.now(serve.pid(), cp).since(beforeStart));
+            System.out.printf("[scale]   CPU from start to ready: %s%n", row.cpuSplit.get("start to ready"));
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             row.realDecisionsSeconds = row.readySeconds + untilRealDecisions(serve, load);
             System.out.printf("[scale]   ready in %.1f s, real decisions (no neutral answer) after %.1f s%n",
@@ -308,6 +321,10 @@ public final class ClusterScaleBenchmark {
             String before = serve.scrape();
             row.predicate = phase(serve, row, "predicate", "with churn",
                     () -> load.predicates(o.predicateWorkers(), o.seconds()));
+            // one caller: the per-call latency a single Volcano predicate goroutine sees, without the queueing of
+            // 16 closed-loop callers on two cores
+            row.singlePredicate = phase(serve, row, "predicate 1 worker", "with churn",
+                    () -> load.predicates(1, o.seconds()));
             row.prioritize = phase(serve, row, "prioritize", "with churn",
                     () -> load.prioritizes(o.prioritizeWorkers(), o.seconds(), o.prioritizeNodes()));
             row.filter = phase(serve, row, "kube filter", "with churn",
@@ -445,11 +462,13 @@ public final class ClusterScaleBenchmark {
 
     /**
      * Against {@code serve --no-cluster}, with serve's CPU per call: the predicate load (quiet), the storm quiet and
-     * with the same churn on the API server, and the prioritize calls (the parse alone).
+     * with the same churn on the API server, the predicate loads with that churn (16 callers and 1), and the prioritize
+ * calls (the parse alone).
      */
     private record NoCluster(DecisionLoad.Latency predicate, double predicateCpuMs, DecisionLoad.Storm storm,
                              double stormCpuMs, DecisionLoad.Storm churnStorm, double churnStormCpuMs,
-                             DecisionLoad.Latency prioritize, double prioritizeCpuMs) {
+                             DecisionLoad.Latency prioritize, double prioritizeCpuMs,
+                             DecisionLoad.Latency churnPredicate, DecisionLoad.Latency churnSinglePredicate) {
     }
 
     /**
@@ -485,6 +504,20 @@ public final class ClusterScaleBenchmark {
             System.out.printf("[scale]   --no-cluster storm with churn: %d of %d calls in %.1f s, %d errors, serve CPU "
                     + "%.2f ms/call (load %s); CPU: %s%n", cs.calls(), cs.planned(), cs.seconds(), cs.errors(),
                     churnStormCpu, ScaleReport.load(), MachineCpu.now(serve.pid(), cp).since(m1));
+            // the predicate loads of the measured serve's churn phase, against the parse and transport alone with the
+            // same churn on the API server: the floor under churn
+            DecisionLoad.Latency churnPredicate;
+            DecisionLoad.Latency churnSingle;
+            churn.start();
+            try {
+                churnPredicate = load.predicates(o.predicateWorkers(), o.seconds());
+                churnSingle = load.predicates(1, o.seconds());
+            } finally {
+                churn.pause();
+            }
+            System.out.printf("[scale]   --no-cluster predicate with churn: %d workers p50 %.2f ms, p99 %.2f ms; "
+                    + "1 worker p50 %.2f ms, p99 %.2f ms (load %s)%n", churnPredicate.workers(), churnPredicate.p50Ms(),
+                    churnPredicate.p99Ms(), churnSingle.p50Ms(), churnSingle.p99Ms(), ScaleReport.load());
             // after the storms, as the measured serve's quiet predicate comes after its other phases: JIT warm
             c0 = RailyardServe.cpuSeconds(serve.pid());
             DecisionLoad.Latency predicate = load.predicates(o.predicateWorkers(), o.quietSeconds());
@@ -498,8 +531,31 @@ public final class ClusterScaleBenchmark {
             double prioritizeCpu = (RailyardServe.cpuSeconds(serve.pid()) - c1) * 1000 / Math.max(1, p.calls());
             System.out.printf("[scale]   --no-cluster prioritize: %,d calls, p50 %.2f ms, p99 %.2f ms, serve CPU %.2f "
                     + "ms/call (load %s)%n", p.calls(), p.p50Ms(), p.p99Ms(), prioritizeCpu, ScaleReport.load());
-            return new NoCluster(predicate, predicateCpu, s, stormCpu, cs, churnStormCpu, p, prioritizeCpu);
+            return new NoCluster(predicate, predicateCpu, s, stormCpu, cs, churnStormCpu, p, prioritizeCpu,
+                    churnPredicate, churnSingle);
         }
+    }
+
+    /**
+     * Runs every load of the measurements (predicate, prioritize, kube filter, storm) against a {@code --no-cluster}
+     * serve for {@code --client-warmup-seconds} in all, unmeasured: without it the first serve measured in a run
+     * shares the cores with a load generator whose own code is still being compiled.
+     */
+    private static void warmLoadGenerator(Options o, Path jar, Path runDir, ClusterPopulator.Populated cluster,
+                                          byte[] kubeFilter) throws IOException {
+        double each = o.clientWarmupSeconds() / 4;
+        double c0 = RailyardServe.cpuSeconds(ProcessHandle.current().pid());
+        try (RailyardServe serve = open(RailyardServe.start(jar, null, serveJvm(o, runDir, null), runDir,
+                "serve-client-warmup", Duration.ofMinutes(2), "warn"))) {
+            DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
+            load.predicates(o.predicateWorkers(), each);
+            load.prioritizes(o.prioritizeWorkers(), each, o.prioritizeNodes());
+            load.kubeFilters(o.filterWorkers(), each);
+            load.storm(o.stormTasks(), o.stormWorkers(), each);
+        }
+        System.out.printf("[scale] load generator warmed against --no-cluster for %.0f s (its CPU %.1f s; load %s)%n",
+                o.clientWarmupSeconds(), RailyardServe.cpuSeconds(ProcessHandle.current().pid()) - c0,
+                ScaleReport.load());
     }
 
     /**

@@ -26,6 +26,12 @@ record MachineCpu(double serve, double apiServer, double etcd, double benchmark,
                 machineBusySeconds());
     }
 
+    /** @return the counters before serve starts: its CPU reads as 0 */
+    static MachineCpu beforeStart(ScaleControlPlane cp) {
+        MachineCpu now = now(-1, cp);
+        return new MachineCpu(0, now.apiServer, now.etcd, now.benchmark, now.machine);
+    }
+
     /** @return "serve 31.2 s, kube-apiserver 2.1 s, etcd 0.4 s, benchmark 9.8 s, other 0.7 s of 47.0 s busy" */
     String since(MachineCpu before) {
         double s = serve - before.serve;

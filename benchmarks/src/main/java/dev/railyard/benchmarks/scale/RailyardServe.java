@@ -29,6 +29,8 @@ import java.util.regex.Pattern;
  */
 final class RailyardServe implements AutoCloseable {
     private static final Pattern HEAP_USED = Pattern.compile("heap\\s+total (?:reserved )?\\d+K, committed \\d+K, used (\\d+)K");
+    /** ZGC's line of {@code GC.heap_info}: {@code ZHeap used 324M, capacity 4096M, max capacity 4096M}. */
+    private static final Pattern ZHEAP_USED = Pattern.compile("ZHeap\\s+used (\\d+)M");
     private static final Pattern METRIC = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})?\\s+(\\S+)");
 
     private final ComponentProcess process;
@@ -188,8 +190,13 @@ final class RailyardServe implements AutoCloseable {
      */
     long heapAfterFullGc() throws IOException {
         jcmd("GC.run");
-        Matcher m = HEAP_USED.matcher(jcmd("GC.heap_info"));
-        return m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
+        String info = jcmd("GC.heap_info");
+        Matcher m = HEAP_USED.matcher(info);
+        if (m.find()) {
+            return Long.parseLong(m.group(1)) * 1024;
+        }
+        Matcher z = ZHEAP_USED.matcher(info);
+        return z.find() ? Long.parseLong(z.group(1)) * 1024 * 1024 : -1;
     }
 
     /** {@code VmRSS} of the process, bytes (-1 when /proc cannot be read). */

@@ -33,6 +33,8 @@ final class ScaleReport {
         DecisionLoad.Latency predicate;
         DecisionLoad.Latency prioritize;
         DecisionLoad.Latency filter;
+        /** The predicate with churn from one closed-loop caller: per-call latency without queueing. */
+        DecisionLoad.Latency singlePredicate;
         DecisionLoad.Latency quietPredicate;
         DecisionLoad.Latency quietFilter;
         DecisionLoad.Latency quietPrioritize;
@@ -50,6 +52,9 @@ final class ScaleReport {
         DecisionLoad.Storm noClusterChurnStorm;
         /** The same predicate load (16 workers, quiet) against {@code serve --no-cluster}: the transport's floor. */
         DecisionLoad.Latency noClusterPredicate;
+        /** The predicate loads with churn (16 callers; 1 caller) against {@code serve --no-cluster}. */
+        DecisionLoad.Latency noClusterChurnPredicate;
+        DecisionLoad.Latency noClusterChurnSinglePredicate;
         /** The same prioritize calls against {@code serve --no-cluster}: the parse and HTTP path alone. */
         DecisionLoad.Latency noClusterPrioritize;
         long heapAfterGcBytes;
@@ -57,7 +62,7 @@ final class ScaleReport {
         double serveCpuSeconds;
         /** serve's CPU time (user + system) per call in each phase, ms: less sensitive to the machine's load. */
         Map<String, Double> serveCpuMsPerCall = new LinkedHashMap<>();
-        /** Per storm: where the machine's CPU went ({@link MachineCpu}). */
+        /** Per storm, and from serve's start to ready: where the machine's CPU went ({@link MachineCpu}). */
         Map<String, String> cpuSplit = new LinkedHashMap<>();
         double churnTarget;
         double churnAchieved;
@@ -175,10 +180,12 @@ final class ScaleReport {
                 out.printf(Locale.ROOT, "%,d nodes, %s: decisions during the measurements %s; errors: predicate %d, "
                                 + "prioritize %d, filter %d, storm %d; serve CPU %.0f s in all, per call (ms) %s; "
                                 + "prioritize quiet p50/p99 ms %s, --no-cluster (quiet) p50/p99 ms %s; "
-                                + "quiet storm / --no-cluster %s; CPU in the storms %s%n",
+                                + "quiet storm / --no-cluster %s; predicate with churn p50/p99 ms, 1 worker %s, "
+                                + "--no-cluster 16 workers %s, 1 worker %s; CPU by phase %s%n",
                         r.nodes, r.jar, r.decisions, r.predicate.errors(), r.prioritize.errors(), r.filter.errors(),
                         r.storm == null ? 0 : r.storm.errors(), r.serveCpuSeconds, rounded(r.serveCpuMsPerCall),
                         pp(r.quietPrioritize), pp(r.noClusterPrioritize), ratio(r.quietStorm, r.noClusterStorm),
+                        pp(r.singlePredicate), pp(r.noClusterChurnPredicate), pp(r.noClusterChurnSinglePredicate),
                         r.cpuSplit);
             }
         }
