@@ -190,12 +190,20 @@ final class RailyardServe implements AutoCloseable {
      */
     long heapAfterFullGc() throws IOException {
         jcmd("GC.run");
-        String info = jcmd("GC.heap_info");
-        Matcher m = HEAP_USED.matcher(info);
+        return heapUsedBytes(jcmd("GC.heap_info"));
+    }
+
+    /**
+     * @param heapInfo the output of {@code jcmd <pid> GC.heap_info} (G1's {@code used 132317K} or ZGC's
+     *                 {@code used 82M})
+     * @return the bytes in use it reports, or -1 when it has neither line
+     */
+    static long heapUsedBytes(String heapInfo) {
+        Matcher m = HEAP_USED.matcher(heapInfo);
         if (m.find()) {
             return Long.parseLong(m.group(1)) * 1024;
         }
-        Matcher z = ZHEAP_USED.matcher(info);
+        Matcher z = ZHEAP_USED.matcher(heapInfo);
         return z.find() ? Long.parseLong(z.group(1)) * 1024 * 1024 : -1;
     }
 
