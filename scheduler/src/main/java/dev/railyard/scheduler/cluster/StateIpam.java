@@ -85,10 +85,22 @@ final class StateIpam {
 
     /** A pod was added or changed; {@code now} null when it cannot be read (it still holds its addresses). */
     void podChanged(String key, PodView now, boolean isNew) {
+        // an equal record keeps the instance held, so the ledger's carried counts, which compare bound pods by
+        // identity, survive updates that leave the pod's networks and node (labels, hints) (docs/adr/0020)
         PodPlacement p = now == null ? null : boundPod(now);
-        PodPlacement old = p == null ? bound.remove(key) : bound.put(key, p);
+        PodPlacement old = bound.get(key);
+        if (p == null) {
+            bound.remove(key);
+        } else if (!p.equals(old)) {
+            bound.put(key, p);
+        }
         PersistedHold h = now == null ? null : heldPod(now);
-        PersistedHold oldHold = h == null ? held.remove(key) : held.put(key, h);
+        PersistedHold oldHold = held.get(key);
+        if (h == null) {
+            held.remove(key);
+        } else if (!h.equals(oldHold)) {
+            held.put(key, h);
+        }
         if (isNew || !java.util.Objects.equals(old, p) || !java.util.Objects.equals(oldHold, h)) {
             podsDirty = true;
         }

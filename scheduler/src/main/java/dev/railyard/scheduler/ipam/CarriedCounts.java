@@ -18,10 +18,11 @@ import java.util.function.Function;
 /**
  * What one pool snapshot worked out that the next can use while its inputs are the same objects: decoded IPPools and
  * NodeSlicePool indexes (by instance), parsed slices (a pure function of their text), the reservation index of each
- * network name, and each node's slice view and unrecorded addresses (valid while the NetworkAttachmentDefinitions and
- * MacvlanNetworks are the same instances, and checked on use against the node's slice, pool objects, reservations
- * and pods). Under whereabouts node slices one address change replaces one IPPool of tens of thousands; with these,
- * counting a node or the whole network again costs lookups, not decoding and counting every pool (docs/adr/0020).
+ * network name, each node's slice view and each whole pool's view, their unrecorded addresses, and which bound pods
+ * draw from each whole pool (valid while the NetworkAttachmentDefinitions and MacvlanNetworks are the same instances,
+ * and checked on use against the slice, pool objects, reservations and pods). Under whereabouts node slices one
+ * address change replaces one IPPool of tens of thousands, and with whole pools one of a few large ones; with these,
+ * counting again costs the changed pool and lookups, not decoding and counting every pool (docs/adr/0020).
  *
  * <p>Shared by a ledger's successive {@link LedgerState}s, never holding one, so states do not chain. Each map holds
  * at most {@value #MAX_ENTRIES} entries and is emptied when it would hold more (objects of deleted nodes go then);
@@ -41,9 +42,9 @@ final class CarriedCounts {
     }
 
     /**
-     * A node's slice view and what it was counted from.
+     * A node's slice view, or a whole pool's view, and what it was counted from.
      *
-     * @param slice    the node's slice as the NodeSlicePool lists it
+     * @param slice    the node's slice as the NodeSlicePool lists it; for a whole pool its range
      * @param usable   its addresses (a function of the slice and the range)
      * @param sources  the IPPool objects of the view's pool name (empty: not created yet; several: one per namespace)
      * @param reserved the reservations inside the slice it was counted against
@@ -53,16 +54,36 @@ final class CarriedCounts {
     }
 
     /**
-     * A node pool's pod interfaces whose address whereabouts has not recorded, and what they were found from.
+     * A node pool's, or a whole pool's, pod interfaces whose address whereabouts has not recorded, and what they
+     * were found from.
      *
      * @param slices  the node's slice in each NodeSlicePool the pods' networks name (null value: none), not the
      *                NodeSlicePools themselves: an entry of a node no longer asked about (deleted) would keep the
      *                whole cluster's slices of its time alive
-     * @param pods    the pods bound to the node
+     * @param pods    the pods bound to the node (compared by equality); for a whole pool the bound pods its
+     *                {@link Drawers} were found from (compared by identity)
      * @param sources the IPPool objects of the pool's name (empty: not created yet)
      */
     record Unrecorded(Map<String, String> slices, List<PodPlacement> pods, List<IPPool> sources,
                       Set<String> slots) {
+    }
+
+    /** One pod interface that draws an address from a pool. */
+    record Drawer(String podRef, String ifname) {
+    }
+
+    /** The pod interfaces of one network range (a resolution and range index) that draw from one whole pool. */
+    record DrawerGroup(NetworkResolution res, int index, List<Drawer> drawers) {
+    }
+
+    /**
+     * The bound pods that draw from each whole pool, by pool name, and the pods they were found from.
+     *
+     * @param anySlice true when some bound pod also draws from a node-slice network: a whole pool's unrecorded
+     *                 addresses are then taken from the whole map ({@link LedgerState#unrecordedByPool}), which
+     *                 counts a node pool of the same name too
+     */
+    record Drawers(List<PodPlacement> pods, Map<String, List<DrawerGroup>> byPool, boolean anySlice) {
     }
 
     /** A NodeSlicePool's node → slice index and the object it was made from. */
@@ -84,6 +105,7 @@ final class CarriedCounts {
         private final List<MacvlanNetwork> macvlans;
         private final Map<String, SliceView> views = new ConcurrentHashMap<>();
         private final Map<String, Unrecorded> unrecorded = new ConcurrentHashMap<>();
+        private volatile Drawers drawers;
 
         private NodeCounts(List<NetworkAttachmentDefinition> nads, List<MacvlanNetwork> macvlans) {
             this.nads = nads;
@@ -106,6 +128,15 @@ final class CarriedCounts {
 
         void unrecorded(String key, Unrecorded u) {
             put(unrecorded, key, u);
+        }
+
+        /** @return the whole pools' drawers last found, or null; the caller checks them against its pods */
+        Drawers drawers() {
+            return drawers;
+        }
+
+        void drawers(Drawers d) {
+            drawers = d;
         }
     }
 
@@ -139,13 +170,16 @@ final class CarriedCounts {
         return true;
     }
 
-    /** @return the pool decoded, reused while {@code key} names the same object */
+    /**
+     * @return the pool decoded, reused while {@code key} names the same object; a new object of the key is decoded
+     *         with the last one's unchanged allocations taken over ({@link DecodedPool#decode(IPPool, DecodedPool)})
+     */
     DecodedPool decode(String key, IPPool pool) {
         Decoded d = decoded.get(key);
         if (d != null && d.source() == pool) {
             return d.pool();
         }
-        DecodedPool fresh = DecodedPool.decode(pool);
+        DecodedPool fresh = DecodedPool.decode(pool, d == null ? null : d.pool());
         put(decoded, key, new Decoded(pool, fresh));
         return fresh;
     }

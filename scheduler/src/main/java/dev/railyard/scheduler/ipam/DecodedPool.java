@@ -35,10 +35,15 @@ final class DecodedPool {
      * @param podref  owner {@code ns/name}, empty when missing
      * @param ifname  owner interface, empty when missing
      * @param id      container ID, empty when missing
+     * @param text    the address as whereabouts and reservations write it ({@link AddressText#format}), or null
      */
-    record Allocation(String offset, IPAddress address, String podref, String ifname, String id) {
+    record Allocation(String offset, IPAddress address, String podref, String ifname, String id, String text) {
+        Allocation(String offset, IPAddress address, String podref, String ifname, String id) {
+            this(offset, address, podref, ifname, id, address == null ? null : AddressText.format(address));
+        }
+
         String describe() {
-            return (address == null ? "offset " + offset : AddressText.format(address)) + " ("
+            return (address == null ? "offset " + offset : text) + " ("
                     + (podref.isEmpty() ? "no podref" : podref) + (ifname.isEmpty() ? "" : " " + ifname) + ")";
         }
     }
@@ -67,6 +72,16 @@ final class DecodedPool {
     }
 
     static DecodedPool decode(IPPool pool) {
+        return decode(pool, null);
+    }
+
+    /**
+     * @param previous the pool decoded from an earlier version of the same object, or null: an allocation it decoded
+     *                 under the same range, with the same offset and owner, is taken from it rather than worked out
+     *                 again (whereabouts rewrites the whole pool to add or free one address)
+     * @return what {@link #decode(IPPool)} returns
+     */
+    static DecodedPool decode(IPPool pool, DecodedPool previous) {
         String ns = pool.getMetadata() == null ? "" : pool.getMetadata().getNamespace();
         String name = pool.getMetadata() == null ? "" : pool.getMetadata().getName();
         String range = pool.getSpec() == null ? null : pool.getSpec().range();
@@ -78,8 +93,24 @@ final class DecodedPool {
         }
         List<Allocation> out = new ArrayList<>();
         List<String> inconsistent = new ArrayList<>();
+        Map<String, Allocation> before = previous == null || previous.error != null
+                || !range.equals(previous.range) ? Map.of() : previous.byOffset();
         for (Map.Entry<String, IPAllocation> e : pool.getSpec().allocations().entrySet()) {
             String key = e.getKey();
+            IPAllocation a = e.getValue();
+            Allocation same = key == null ? null : before.get(key);
+            if (same != null && same.podref().equals(a == null || a.podref() == null ? "" : a.podref())
+                    && same.ifname().equals(a == null || a.ifname() == null ? "" : a.ifname())
+                    && same.id().equals(a == null || a.id() == null ? "" : a.id())) {
+                if (same.address() == null || !cidr.contains(same.address())) {
+                    inconsistent.add("allocation " + key + " lies outside " + range);
+                }
+                if (same.podref().isEmpty()) {
+                    inconsistent.add("allocation " + key + " has no podref");
+                }
+                out.add(same);
+                continue;
+            }
             if (key == null || !GO_INT64.matcher(key).matches()) {
                 return new DecodedPool(ns, name, range, List.of(), where + ": allocation key '" + key
                         + "' is not a decimal offset (whereabouts ignores the entry and drops it on its next write)",
@@ -91,7 +122,6 @@ final class DecodedPool {
                         + "' is " + (offset.signum() < 0 ? "negative" : "beyond a signed 64-bit offset")
                         + " (whereabouts cannot decode it)", List.of());
             }
-            IPAllocation a = e.getValue();
             IPAddress address = null;
             // IPAddOffset: an IPv4 offset >= MaxUint32 yields no address (pkg/iphelpers/iphelpers.go)
             if (!(cidr.ipv4() && offset.compareTo(MAX_UINT32) >= 0)) {
@@ -124,6 +154,21 @@ final class DecodedPool {
         }
         return new DecodedPool(ns, name, range, out, null, inconsistent);
     }
+
+    /** @return the allocations by offset, made on first use */
+    private Map<String, Allocation> byOffset() {
+        Map<String, Allocation> m = byOffset;
+        if (m == null) {
+            m = new HashMap<>();
+            for (Allocation a : allocations) {
+                m.put(a.offset(), a);
+            }
+            byOffset = m;
+        }
+        return m;
+    }
+
+    private volatile Map<String, Allocation> byOffset;
 
     String namespace() {
         return namespace;
@@ -158,12 +203,27 @@ final class DecodedPool {
 
     /** @return the allocations whose podref names no live pod, described ({@code 10.3.8.152 (pcrf/pcrf-sm-0)}) */
     List<String> stale(Set<String> livePods) {
+        Stale memo = lastStale;
+        if (memo != null && memo.livePods() == livePods) {
+            return memo.stale();
+        }
         List<String> out = new ArrayList<>();
         for (Allocation a : allocations) {
             if (!a.podref().isEmpty() && !livePods.contains(a.podref())) {
                 out.add(a.describe());
             }
         }
-        return out;
+        List<String> stale = List.copyOf(out);
+        lastStale = new Stale(livePods, stale);
+        return stale;
     }
+
+    /**
+     * The last {@link #stale} answer and the set it was made from: snapshots share their live pods' set (immutable)
+     * while no pod comes or goes, so the pools an address change did not touch are not walked again.
+     */
+    private record Stale(Set<String> livePods, List<String> stale) {
+    }
+
+    private volatile Stale lastStale;
 }

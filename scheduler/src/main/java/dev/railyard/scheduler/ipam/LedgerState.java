@@ -48,9 +48,7 @@ final class LedgerState {
     private final List<OverlappingRangeIPReservation> reservationsBefore;
     private final Map<String, RangeView> views = new ConcurrentHashMap<>();
     private final Map<String, Map<String, NodeSliceAllocation>> slicesByNode = new ConcurrentHashMap<>();
-    private volatile Map<String, Set<String>> unrecorded;
-    private final Map<String, Set<String>> unrecordedOnNode = new ConcurrentHashMap<>();
-    private volatile Map<String, List<PodPlacement>> boundByNode;
+    private final UnrecordedAddresses unrecordedAddresses = new UnrecordedAddresses(this);
     private volatile Set<String> boundRefs;
 
     /** The IPPool chosen for a name (null pool: not created yet) and why, when several namespaces hold one. */
@@ -163,149 +161,43 @@ final class LedgerState {
         });
     }
 
-    private static <T> boolean sameInstances(List<T> a, List<T> b) {
+    static <T> boolean sameInstances(List<T> a, List<T> b) {
         return CarriedCounts.sameInstances(a, b);
     }
 
     /**
      * The snapshot's bound pods whose address whereabouts has not recorded yet: IPPool name → {@link #slot} of each
-     * pod and interface that will draw one from it. A pod counts as recorded in a pool when the pool lists an
-     * allocation for its podref on that interface (or without an interface name, as older whereabouts writes):
-     * whereabouts hands that address back rather than a second one. Networks that fail to resolve, or are not
-     * whereabouts, are left out (their checks report them). Computed once per snapshot.
+     * pod and interface that will draw one from it ({@link UnrecordedAddresses#byPool}).
      */
     Map<String, Set<String>> unrecordedByPool() {
-        Map<String, Set<String>> u = unrecorded;
-        if (u != null) {
-            return u;
-        }
-        Map<String, Set<String>> out = new HashMap<>();
-        for (PodPlacement p : snapshot.boundPods()) {
-            for (NetworkSelection sel : p.request().selections()) {
-                NetworkResolution res = resolve(sel);
-                if (res.failure() != null || res.ipam() == null) {
-                    continue;
-                }
-                for (int i = 0; i < res.ipam().ranges().size(); i++) {
-                    RecordingPool rp = recordingPool(res, i, p.node());
-                    if (rp != null && !recorded(rp.pool(), p.podRef(), sel.podInterface())) {
-                        out.computeIfAbsent(rp.name(), k -> new HashSet<>()).add(slot(p.podRef(), sel.podInterface()));
-                    }
-                }
-            }
-        }
-        u = Map.copyOf(out);
-        unrecorded = u;
-        return u;
+        return unrecordedAddresses.byPool();
     }
 
-    /**
-     * The {@link #unrecordedByPool} entry of one pool. For a node's slice pool ({@code node} not null) it is made from
-     * the pods bound to that node alone, once per snapshot and pool, so a check on one node after an address change
-     * does not look at every bound pod of the cluster (its pool's name holds the node's, so no pod of another node
-     * draws from it); and it is the last snapshot's while the node's slices, pool objects and pods are the same.
-     *
-     * @param node the node of a node-slice view, or null
-     */
+    /** @return one pool's entry of {@link #unrecordedByPool} ({@link UnrecordedAddresses#of}) */
     Set<String> unrecorded(String pool, String node) {
-        Map<String, Set<String>> all = unrecorded;
-        if (node == null || all != null) {
-            return (all != null ? all : unrecordedByPool()).getOrDefault(pool, Set.of());
-        }
-        return unrecordedOnNode.computeIfAbsent(pool + "\n" + node, k -> {
-            List<PodPlacement> pods = boundByNode().getOrDefault(node, List.of());
-            List<IPPool> sources = poolsByName.getOrDefault(pool, List.of());
-            CarriedCounts.Unrecorded before = nodeCounts.unrecorded(k);
-            if (before != null && sameInstances(before.sources(), sources) && before.pods().equals(pods)
-                    && sameSlices(before.slices(), node)) {
-                return before.slots();
-            }
-            Set<String> out = new HashSet<>();
-            Map<String, String> slices = new HashMap<>();
-            for (PodPlacement p : pods) {
-                for (NetworkSelection sel : p.request().selections()) {
-                    NetworkResolution res = resolve(sel);
-                    if (res.failure() != null || res.ipam() == null || !res.ipam().nodeSliceMode()) {
-                        continue;
-                    }
-                    slices.put(res.ipam().nodeSlicePoolName(), sliceOf(res.ipam().nodeSlicePoolName(), node));
-                    for (int i = 0; i < res.ipam().ranges().size(); i++) {
-                        RecordingPool rp = recordingPool(res, i, node);
-                        if (rp != null && rp.name().equals(pool)
-                                && !recorded(rp.pool(), p.podRef(), sel.podInterface())) {
-                            out.add(slot(p.podRef(), sel.podInterface()));
-                        }
-                    }
-                }
-            }
-            Set<String> slots = Set.copyOf(out);
-            nodeCounts.unrecorded(k, new CarriedCounts.Unrecorded(Collections.unmodifiableMap(slices), pods, sources,
-                    slots));
-            return slots;
-        });
+        return unrecordedAddresses.of(pool, node);
     }
 
-    /** @return the node's slice in the NodeSlicePool of this name, or null (no pool, no slice) */
-    private String sliceOf(String nodeSlicePoolName, String node) {
-        NodeSliceAllocation a = sliceIndex(nodeSlicePoolName).get(node);
-        return a == null ? null : a.sliceRange();
+    /** @return {@code namespace/name} of each NetworkAttachmentDefinition of the snapshot */
+    Set<String> nadKeys() {
+        return nads.keySet();
     }
 
-    /** @return true while each NodeSlicePool gives the node the slice it gave when {@code slices} was recorded */
-    private boolean sameSlices(Map<String, String> slices, String node) {
-        for (Map.Entry<String, String> e : slices.entrySet()) {
-            if (!Objects.equals(e.getValue(), sliceOf(e.getKey(), node))) {
-                return false;
-            }
-        }
-        return true;
+    /** @return the IPPool objects of this name (in whereabouts' namespace), empty when there is none */
+    List<IPPool> poolObjects(String poolName) {
+        return poolsByName.getOrDefault(poolName, List.of());
     }
 
-    /** @return the snapshot's bound pods by node, made once per snapshot */
-    private Map<String, List<PodPlacement>> boundByNode() {
-        Map<String, List<PodPlacement>> b = boundByNode;
-        if (b == null) {
-            Map<String, List<PodPlacement>> out = new HashMap<>();
-            for (PodPlacement p : snapshot.boundPods()) {
-                if (p.node() != null) {
-                    out.computeIfAbsent(p.node(), k -> new ArrayList<>()).add(p);
-                }
-            }
-            b = out;
-            boundByNode = b;
-        }
-        return b;
+    /** @return what this state shares with the ledger's other states */
+    CarriedCounts carried() {
+        return carried;
     }
 
-    /** The pool a pod's address of one range is recorded in: its name, and the pool (null: not created yet). */
-    private record RecordingPool(String name, DecodedPool pool) {
+    /** @return the carried counts of this state's network definitions */
+    CarriedCounts.NodeCounts nodeCounts() {
+        return nodeCounts;
     }
 
-    /**
-     * The first member pool of {@link #view view(res, index, node)} and its pool, or null where that view fails,
-     * without counting: under node slices the view of every node with a bound pod would be made, each counting its
-     * pool, on every snapshot (a fifth of a second at 20,000 nodes); here only the node's slice and pool are looked
-     * up, under the same conditions {@link #sliceView} and {@link #counted} fail on.
-     */
-    private RecordingPool recordingPool(NetworkResolution res, int index, String node) {
-        IpamConfig ipam = res.ipam();
-        if (!ipam.nodeSliceMode() || node == null) {
-            RangeView v = view(res, index, node);
-            return v.failure() != null || v.memberPools().isEmpty() ? null
-                    : new RecordingPool(v.memberPools().get(0), v.pool());
-        }
-        NodeSliceAllocation slice = sliceIndex(ipam.nodeSlicePoolName()).get(node);
-        if (slice == null) {
-            return null;
-        }
-        CarriedCounts.SliceAddresses addresses = carried.slice(ipam.ranges().get(index), slice.sliceRange());
-        if (addresses.cidr() == null || addresses.usable().emptyReason() != null) {
-            return null;
-        }
-        String poolName = PoolNames.ipPool(ipam.networkName(), node, slice.sliceRange());
-        DecodedPool pool = pool(poolName).pool();
-        return pool != null && pool.error() != null ? null : new RecordingPool(poolName, pool);
-    }
 
     /** @return {@code namespace/name} of the snapshot's bound pods ({@link IpamSnapshot#boundPods()}) */
     Set<String> boundRefs() {
@@ -366,7 +258,7 @@ final class LedgerState {
         }
         IpamRange range = ipam.ranges().get(index);
         if (!ipam.nodeSliceMode()) {
-            v = normalView(ipam, range);
+            v = normalView(ipam, range, key);
         } else {
             v = node == null ? allSlicesView(res, index) : sliceView(ipam, range, node, key);
         }
@@ -374,14 +266,31 @@ final class LedgerState {
         return raced != null ? raced : v;
     }
 
-    private RangeView normalView(IpamConfig ipam, IpamRange range) {
+    /**
+     * A whole pool counted; or, while its IPPool object(s) and the reservations inside its range are what the last
+     * count saw, that count (its stale allocations judged again against this snapshot's pods), as for a node's slice.
+     */
+    private RangeView normalView(IpamConfig ipam, IpamRange range, String key) {
+        CarriedCounts.SliceView before = nodeCounts.view(key);
+        if (before != null) {
+            RangeView v = carriedView(before, ipam, key);
+            if (v != null) {
+                return v;
+            }
+        }
         String poolName = PoolNames.ipPool(ipam.networkName(), null, range.canonical());
         UsableAddresses usable = UsableAddresses.of(range);
         if (usable.emptyReason() != null) {
             return RangeView.failed(poolName, range.canonical(), PoolReason.IPAM_CONFIG_INVALID,
                     "range " + range.text() + ": " + usable.emptyReason());
         }
-        return counted(ipam, poolName, null, range.canonical(), usable, pool(poolName), reservedIn(ipam, usable));
+        List<IPAddress> reserved = reservedIn(ipam, usable);
+        RangeView v = counted(ipam, poolName, null, range.canonical(), usable, pool(poolName), reserved);
+        if (v.failure() == null) {
+            nodeCounts.view(key, new CarriedCounts.SliceView(range.canonical(), usable,
+                    poolsByName.getOrDefault(poolName, List.of()), reserved, v));
+        }
+        return v;
     }
 
     /** @return true when the snapshot holds a NodeSlicePool of this name (in whereabouts' namespace) */
@@ -395,7 +304,7 @@ final class LedgerState {
     }
 
     /** @return the node → slice index of the NodeSlicePool of this name (empty when there is none) */
-    private Map<String, NodeSliceAllocation> sliceIndex(String name) {
+    Map<String, NodeSliceAllocation> sliceIndex(String name) {
         NodeSlicePool nsp = slicePool(name);
         return nsp == null ? Map.of() : slicesByNode.computeIfAbsent(name, k -> carried.sliceIndex(k, nsp));
     }
@@ -448,8 +357,8 @@ final class LedgerState {
     }
 
     /**
-     * @param before a node's view counted for the same slice under the same network definitions (so the same pool
-     *               name and addresses)
+     * @param before a node's view counted for the same slice, or a whole pool's for the same range, under the same
+     *               network definitions (so the same pool name and addresses)
      * @return that view while its pool objects (and so the pool choice, a function of them) and reservations are the
      *         same (its stale allocations judged again against this snapshot's pods), else null
      */
@@ -549,7 +458,9 @@ final class LedgerState {
             for (DecodedPool.Allocation a : pool.allocations()) {
                 if (a.address() != null) {
                     allocatedAddresses.add(a.address());
-                    inPool.add(AddressText.format(a.address()));
+                    if (ipam.overlappingRanges()) {
+                        inPool.add(a.text());
+                    }
                 }
             }
         }

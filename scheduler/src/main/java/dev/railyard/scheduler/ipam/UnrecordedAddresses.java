@@ -1,0 +1,304 @@
+package dev.railyard.scheduler.ipam;
+
+import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.api.whereabouts.NodeSliceAllocation;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One {@link LedgerState}'s bound pods whose address whereabouts has not recorded yet, by pool: they count as taken
+ * until the pool lists them (docs/adr/0005). Filled lazily and from several threads (each value is a pure function
+ * of the state), reusing what the state's predecessors found while the inputs are the same objects
+ * ({@link CarriedCounts}): a node's slice pool from that node's pods, a whole pool from the pods that draw from it.
+ */
+final class UnrecordedAddresses {
+    private final LedgerState s;
+    private volatile Map<String, Set<String>> all;
+    private final Map<String, Set<String>> onNode = new ConcurrentHashMap<>();
+    private final Map<String, Set<String>> inPool = new ConcurrentHashMap<>();
+    private volatile Map<String, List<PodPlacement>> boundByNode;
+    private volatile CarriedCounts.Drawers drawers;
+
+    UnrecordedAddresses(LedgerState s) {
+        this.s = s;
+    }
+
+    /**
+     * The snapshot's bound pods whose address whereabouts has not recorded yet: IPPool name →
+     * {@link LedgerState#slot} of each pod and interface that will draw one from it. A pod counts as recorded in a
+     * pool when the pool lists an allocation for its podref on that interface (or without an interface name, as older
+     * whereabouts writes): whereabouts hands that address back rather than a second one. Networks that fail to
+     * resolve, or are not whereabouts, are left out (their checks report them). Computed once per snapshot.
+     */
+    Map<String, Set<String>> byPool() {
+        Map<String, Set<String>> u = all;
+        if (u != null) {
+            return u;
+        }
+        Map<String, Set<String>> out = new HashMap<>();
+        for (PodPlacement p : s.snapshot.boundPods()) {
+            for (NetworkSelection sel : p.request().selections()) {
+                NetworkResolution res = s.resolve(sel);
+                if (res.failure() != null || res.ipam() == null) {
+                    continue;
+                }
+                for (int i = 0; i < res.ipam().ranges().size(); i++) {
+                    RecordingPool rp = recordingPool(res, i, p.node());
+                    if (rp != null && !LedgerState.recorded(rp.pool(), p.podRef(), sel.podInterface())) {
+                        out.computeIfAbsent(rp.name(), k -> new HashSet<>())
+                                .add(LedgerState.slot(p.podRef(), sel.podInterface()));
+                    }
+                }
+            }
+        }
+        u = Map.copyOf(out);
+        all = u;
+        return u;
+    }
+
+    /**
+     * The {@link #byPool} entry of one pool. For a node's slice pool ({@code node} not null) it is made from the pods
+     * bound to that node alone, once per snapshot and pool, so a check on one node after an address change does not
+     * look at every bound pod of the cluster (its pool's name holds the node's, so no pod of another node draws from
+     * it); and it is the last snapshot's while the node's slices, pool objects and pods are the same. For a whole pool
+     * ({@code node} null) it is made from the pods that draw from that pool alone, and is the last snapshot's while
+     * those pods and the pool's objects are the same; where some bound pod also uses a node-slice network, from the
+     * whole map.
+     *
+     * @param node the node of a node-slice view, or null for a whole pool
+     */
+    Set<String> of(String pool, String node) {
+        Map<String, Set<String>> known = all;
+        if (known != null) {
+            return known.getOrDefault(pool, Set.of());
+        }
+        if (node == null) {
+            CarriedCounts.Drawers d = drawers();
+            return d.anySlice() ? byPool().getOrDefault(pool, Set.of())
+                    : inPool.computeIfAbsent(pool, p -> unrecordedInPool(p, d));
+        }
+        Set<String> onThisNode = onNode(pool, node);
+        if (!wholePoolNames().contains(pool)) {
+            return onThisNode;
+        }
+        // a whole pool of the same name (whereabouts would share the object): its pods draw from it too, as in the
+        // whole map
+        CarriedCounts.Drawers d = drawers();
+        Set<String> whole = inPool.computeIfAbsent(pool, p -> unrecordedInPool(p, d));
+        Set<String> both = new HashSet<>(onThisNode);
+        both.addAll(whole);
+        return Set.copyOf(both);
+    }
+
+    /**
+     * @return the pool names of every whole-pool (not node-slice) whereabouts network the snapshot's
+     *         NetworkAttachmentDefinitions define, from the definitions alone (a handful), made once per snapshot
+     */
+    private Set<String> wholePoolNames() {
+        Set<String> w = wholePools;
+        if (w == null) {
+            Set<String> out = new HashSet<>();
+            for (String nad : s.nadKeys()) {
+                String ns = nad.substring(0, nad.indexOf('/'));
+                for (NetworkSelection sel : PodNetworksRequest.ofAnnotation(ns, nad).selections()) {
+                    NetworkResolution res = s.resolve(sel);
+                    if (res.failure() == null && res.ipam() != null && !res.ipam().nodeSliceMode()) {
+                        for (IpamRange r : res.ipam().ranges()) {
+                            out.add(PoolNames.ipPool(res.ipam().networkName(), null, r.canonical()));
+                        }
+                    }
+                }
+            }
+            w = Set.copyOf(out);
+            wholePools = w;
+        }
+        return w;
+    }
+
+    private volatile Set<String> wholePools;
+
+    /** The unrecorded addresses of a node's slice pool from that node's pods ({@link #of}). */
+    private Set<String> onNode(String pool, String node) {
+        return onNode.computeIfAbsent(pool + "\n" + node, k -> {
+            List<PodPlacement> pods = boundByNode().getOrDefault(node, List.of());
+            List<IPPool> sources = s.poolObjects(pool);
+            CarriedCounts.Unrecorded before = s.nodeCounts().unrecorded(k);
+            if (before != null && LedgerState.sameInstances(before.sources(), sources) && before.pods().equals(pods)
+                    && sameSlices(before.slices(), node)) {
+                return before.slots();
+            }
+            Set<String> out = new HashSet<>();
+            Map<String, String> slices = new HashMap<>();
+            for (PodPlacement p : pods) {
+                for (NetworkSelection sel : p.request().selections()) {
+                    NetworkResolution res = s.resolve(sel);
+                    if (res.failure() != null || res.ipam() == null || !res.ipam().nodeSliceMode()) {
+                        continue;
+                    }
+                    slices.put(res.ipam().nodeSlicePoolName(), sliceOf(res.ipam().nodeSlicePoolName(), node));
+                    for (int i = 0; i < res.ipam().ranges().size(); i++) {
+                        RecordingPool rp = recordingPool(res, i, node);
+                        if (rp != null && rp.name().equals(pool)
+                                && !LedgerState.recorded(rp.pool(), p.podRef(), sel.podInterface())) {
+                            out.add(LedgerState.slot(p.podRef(), sel.podInterface()));
+                        }
+                    }
+                }
+            }
+            Set<String> slots = Set.copyOf(out);
+            s.nodeCounts().unrecorded(k, new CarriedCounts.Unrecorded(Collections.unmodifiableMap(slices), pods,
+                    sources, slots));
+            return slots;
+        });
+    }
+
+    /**
+     * The bound pods that draw from each whole (not node-slice) pool, from their networks alone: the last snapshot's
+     * while the bound pods are the same instances (an address change rewrites an IPPool, not the pods), so that
+     * the pools an address change did not touch keep their unrecorded addresses without a walk over every pod.
+     */
+    private CarriedCounts.Drawers drawers() {
+        CarriedCounts.Drawers d = drawers;
+        if (d != null) {
+            return d;
+        }
+        List<PodPlacement> pods = s.snapshot.boundPods();
+        CarriedCounts.Drawers before = s.nodeCounts().drawers();
+        if (before != null && LedgerState.sameInstances(before.pods(), pods)) {
+            d = before;
+        } else {
+            boolean anySlice = false;
+            Map<String, Map<String, CarriedCounts.DrawerGroup>> byPool = new HashMap<>();
+            for (PodPlacement p : pods) {
+                for (NetworkSelection sel : p.request().selections()) {
+                    NetworkResolution res = s.resolve(sel);
+                    if (res.failure() != null || res.ipam() == null) {
+                        continue;
+                    }
+                    if (res.ipam().nodeSliceMode()) {
+                        anySlice = true;
+                        continue;
+                    }
+                    for (int i = 0; i < res.ipam().ranges().size(); i++) {
+                        String pool = PoolNames.ipPool(res.ipam().networkName(), null,
+                                res.ipam().ranges().get(i).canonical());
+                        int index = i;
+                        byPool.computeIfAbsent(pool, k -> new LinkedHashMap<>())
+                                .computeIfAbsent(res.key() + "#" + i, k -> new CarriedCounts.DrawerGroup(res, index,
+                                        new ArrayList<>()))
+                                .drawers().add(new CarriedCounts.Drawer(p.podRef(), sel.podInterface()));
+                    }
+                }
+            }
+            Map<String, List<CarriedCounts.DrawerGroup>> groups = new HashMap<>();
+            byPool.forEach((pool, g) -> groups.put(pool, List.copyOf(g.values())));
+            d = new CarriedCounts.Drawers(pods, Map.copyOf(groups), anySlice);
+            s.nodeCounts().drawers(d);
+        }
+        drawers = d;
+        return d;
+    }
+
+    /**
+     * One whole pool's {@link #byPool} entry, from the pods that draw from it: the last snapshot's while
+     * those pods and the pool's objects are the same, so an address change costs the changed pool alone.
+     */
+    private Set<String> unrecordedInPool(String pool, CarriedCounts.Drawers d) {
+        List<CarriedCounts.DrawerGroup> groups = d.byPool().get(pool);
+        if (groups == null) {
+            return Set.of();
+        }
+        String key = pool + "\n";
+        List<IPPool> sources = s.poolObjects(pool);
+        CarriedCounts.Unrecorded before = s.nodeCounts().unrecorded(key);
+        if (before != null && before.pods() == d.pods() && LedgerState.sameInstances(before.sources(), sources)) {
+            return before.slots();
+        }
+        Set<String> out = new HashSet<>();
+        for (CarriedCounts.DrawerGroup g : groups) {
+            RangeView v = s.view(g.res(), g.index(), null);
+            if (v.failure() != null || v.memberPools().isEmpty()) {
+                continue;
+            }
+            for (CarriedCounts.Drawer dr : g.drawers()) {
+                if (!LedgerState.recorded(v.pool(), dr.podRef(), dr.ifname())) {
+                    out.add(LedgerState.slot(dr.podRef(), dr.ifname()));
+                }
+            }
+        }
+        Set<String> slots = Set.copyOf(out);
+        s.nodeCounts().unrecorded(key, new CarriedCounts.Unrecorded(Map.of(), d.pods(), sources, slots));
+        return slots;
+    }
+
+    /** @return the node's slice in the NodeSlicePool of this name, or null (no pool, no slice) */
+    private String sliceOf(String nodeSlicePoolName, String node) {
+        NodeSliceAllocation a = s.sliceIndex(nodeSlicePoolName).get(node);
+        return a == null ? null : a.sliceRange();
+    }
+
+    /** @return true while each NodeSlicePool gives the node the slice it gave when {@code slices} was recorded */
+    private boolean sameSlices(Map<String, String> slices, String node) {
+        for (Map.Entry<String, String> e : slices.entrySet()) {
+            if (!Objects.equals(e.getValue(), sliceOf(e.getKey(), node))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the snapshot's bound pods by node, made once per snapshot */
+    private Map<String, List<PodPlacement>> boundByNode() {
+        Map<String, List<PodPlacement>> b = boundByNode;
+        if (b == null) {
+            Map<String, List<PodPlacement>> out = new HashMap<>();
+            for (PodPlacement p : s.snapshot.boundPods()) {
+                if (p.node() != null) {
+                    out.computeIfAbsent(p.node(), k -> new ArrayList<>()).add(p);
+                }
+            }
+            b = out;
+            boundByNode = b;
+        }
+        return b;
+    }
+
+    /** The pool a pod's address of one range is recorded in: its name, and the pool (null: not created yet). */
+    private record RecordingPool(String name, DecodedPool pool) {
+    }
+
+    /**
+     * The first member pool of {@link LedgerState#view view(res, index, node)} and its pool, or null where that view
+     * fails, without counting: under node slices the view of every node with a bound pod would be made, each counting
+     * its pool, on every snapshot (a fifth of a second at 20,000 nodes); here only the node's slice and pool are
+     * looked up, under the same conditions {@code sliceView} and {@code counted} fail on.
+     */
+    private RecordingPool recordingPool(NetworkResolution res, int index, String node) {
+        IpamConfig ipam = res.ipam();
+        if (!ipam.nodeSliceMode() || node == null) {
+            RangeView v = s.view(res, index, node);
+            return v.failure() != null || v.memberPools().isEmpty() ? null
+                    : new RecordingPool(v.memberPools().get(0), v.pool());
+        }
+        NodeSliceAllocation slice = s.sliceIndex(ipam.nodeSlicePoolName()).get(node);
+        if (slice == null) {
+            return null;
+        }
+        CarriedCounts.SliceAddresses addresses = s.carried().slice(ipam.ranges().get(index), slice.sliceRange());
+        if (addresses.cidr() == null || addresses.usable().emptyReason() != null) {
+            return null;
+        }
+        String poolName = PoolNames.ipPool(ipam.networkName(), node, slice.sliceRange());
+        DecodedPool pool = s.pool(poolName).pool();
+        return pool != null && pool.error() != null ? null : new RecordingPool(poolName, pool);
+    }
+}
