@@ -79,9 +79,9 @@ final class CarriedCounts {
     /**
      * The bound pods that draw from each whole pool, by pool name, and the pods they were found from.
      *
-     * @param anySlice true when some bound pod also draws from a node-slice network: a whole pool's unrecorded
+     * @param anySlice true when some bound pod draws from a node-slice network: a whole pool's unrecorded
      *                 addresses are then taken from the whole map ({@link LedgerState#unrecordedByPool}), which
-     *                 counts a node pool of the same name too
+     *                 counts a node pool of the same name too, and {@code byPool} is empty
      */
     record Drawers(List<PodPlacement> pods, Map<String, List<DrawerGroup>> byPool, boolean anySlice) {
     }

@@ -72,7 +72,8 @@ final class UnrecordedAddresses {
      * it); and it is the last snapshot's while the node's slices, pool objects and pods are the same. For a whole pool
      * ({@code node} null) it is made from the pods that draw from that pool alone, and is the last snapshot's while
      * those pods and the pool's objects are the same; where some bound pod also uses a node-slice network, from the
-     * whole map.
+     * whole map. A node pool named like a whole pool (whereabouts would share the object) is answered from the whole
+     * map too, so the answer does not depend on which was asked first.
      *
      * @param node the node of a node-slice view, or null for a whole pool
      */
@@ -90,13 +91,9 @@ final class UnrecordedAddresses {
         if (!wholePoolNames().contains(pool)) {
             return onThisNode;
         }
-        // a whole pool of the same name (whereabouts would share the object): its pods draw from it too, as in the
-        // whole map
-        CarriedCounts.Drawers d = drawers();
-        Set<String> whole = inPool.computeIfAbsent(pool, p -> unrecordedInPool(p, d));
-        Set<String> both = new HashSet<>(onThisNode);
-        both.addAll(whole);
-        return Set.copyOf(both);
+        // a whole pool of the same name (whereabouts would share the object): its pods draw from it too, so the
+        // whole map, which counts both, answers (a misconfiguration; the walk is not worth avoiding)
+        return byPool().getOrDefault(pool, Set.of());
     }
 
     /**
@@ -178,6 +175,7 @@ final class UnrecordedAddresses {
         } else {
             boolean anySlice = false;
             Map<String, Map<String, CarriedCounts.DrawerGroup>> byPool = new HashMap<>();
+            pods:
             for (PodPlacement p : pods) {
                 for (NetworkSelection sel : p.request().selections()) {
                     NetworkResolution res = s.resolve(sel);
@@ -185,8 +183,10 @@ final class UnrecordedAddresses {
                         continue;
                     }
                     if (res.ipam().nodeSliceMode()) {
+                        // whole pools are then read from the whole map: no groups needed, the walk stops here
                         anySlice = true;
-                        continue;
+                        byPool.clear();
+                        break pods;
                     }
                     for (int i = 0; i < res.ipam().ranges().size(); i++) {
                         String pool = PoolNames.ipPool(res.ipam().networkName(), null,
