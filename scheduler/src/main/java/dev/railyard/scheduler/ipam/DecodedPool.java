@@ -98,38 +98,31 @@ final class DecodedPool {
         for (Map.Entry<String, IPAllocation> e : pool.getSpec().allocations().entrySet()) {
             String key = e.getKey();
             IPAllocation a = e.getValue();
-            Allocation same = key == null ? null : before.get(key);
-            if (same != null && same.podref().equals(a == null || a.podref() == null ? "" : a.podref())
-                    && same.ifname().equals(a == null || a.ifname() == null ? "" : a.ifname())
-                    && same.id().equals(a == null || a.id() == null ? "" : a.id())) {
-                if (same.address() == null || !cidr.contains(same.address())) {
-                    inconsistent.add("allocation " + key + " lies outside " + range);
+            String podref = a == null || a.podref() == null ? "" : a.podref();
+            String ifname = a == null || a.ifname() == null ? "" : a.ifname();
+            String id = a == null || a.id() == null ? "" : a.id();
+            Allocation decoded = key == null ? null : before.get(key);
+            if (decoded == null || !decoded.podref().equals(podref) || !decoded.ifname().equals(ifname)
+                    || !decoded.id().equals(id)) {
+                if (key == null || !GO_INT64.matcher(key).matches()) {
+                    return new DecodedPool(ns, name, range, List.of(), where + ": allocation key '" + key
+                            + "' is not a decimal offset (whereabouts ignores the entry and drops it on its next "
+                            + "write)", List.of());
                 }
-                if (same.podref().isEmpty()) {
-                    inconsistent.add("allocation " + key + " has no podref");
+                BigInteger offset = new BigInteger(key);
+                if (offset.bitLength() > 63 || offset.signum() < 0) {
+                    return new DecodedPool(ns, name, range, List.of(), where + ": allocation key '" + key
+                            + "' is " + (offset.signum() < 0 ? "negative" : "beyond a signed 64-bit offset")
+                            + " (whereabouts cannot decode it)", List.of());
                 }
-                out.add(same);
-                continue;
+                IPAddress address = null;
+                // IPAddOffset: an IPv4 offset >= MaxUint32 yields no address (pkg/iphelpers/iphelpers.go)
+                if (!(cidr.ipv4() && offset.compareTo(MAX_UINT32) >= 0)) {
+                    address = AddressText.add(cidr.written(), offset);
+                }
+                decoded = new Allocation(key, address, podref, ifname, id);
             }
-            if (key == null || !GO_INT64.matcher(key).matches()) {
-                return new DecodedPool(ns, name, range, List.of(), where + ": allocation key '" + key
-                        + "' is not a decimal offset (whereabouts ignores the entry and drops it on its next write)",
-                        List.of());
-            }
-            BigInteger offset = new BigInteger(key);
-            if (offset.bitLength() > 63 || offset.signum() < 0) {
-                return new DecodedPool(ns, name, range, List.of(), where + ": allocation key '" + key
-                        + "' is " + (offset.signum() < 0 ? "negative" : "beyond a signed 64-bit offset")
-                        + " (whereabouts cannot decode it)", List.of());
-            }
-            IPAddress address = null;
-            // IPAddOffset: an IPv4 offset >= MaxUint32 yields no address (pkg/iphelpers/iphelpers.go)
-            if (!(cidr.ipv4() && offset.compareTo(MAX_UINT32) >= 0)) {
-                address = AddressText.add(cidr.written(), offset);
-            }
-            Allocation decoded = new Allocation(key, address, a == null || a.podref() == null ? "" : a.podref(),
-                    a == null || a.ifname() == null ? "" : a.ifname(), a == null || a.id() == null ? "" : a.id());
-            if (address == null || !cidr.contains(address)) {
+            if (decoded.address() == null || !cidr.contains(decoded.address())) {
                 inconsistent.add("allocation " + key + " lies outside " + range);
             }
             if (decoded.podref().isEmpty()) {
