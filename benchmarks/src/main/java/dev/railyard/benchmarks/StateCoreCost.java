@@ -37,9 +37,9 @@ import java.util.function.Supplier;
  * the DGX shape, a training pod holding 8 GPUs on 90 % of nodes and 10 daemon pods on every node, 4 networks with
  * whereabouts IPPools, a pending 64-task × 8-GPU Volcano gang), then real decisions through
  * {@link EnginePlacementDecisions}: snapshot after one pod change, a Volcano predicate (one node), a kube filter
- * over all N names, prioritize over 100 nodes, the first predicate after a pod update and after an address change
- * (an IPPool write), and the gang's predicate
- * storm (64 × N calls). Prints the figures with the machine's load; the black-box benchmark against a real
+ * over all N names, prioritize over 100 nodes, the first predicate after a pod update, after an address change
+ * (an IPPool write) and after each step of a training pod's life (created pending, bound, deleted:
+ * {@code -DpodLifecycle=N} events, 300 by default), and the gang's predicate storm (64 × N calls). Prints the figures with the machine's load; the black-box benchmark against a real
  * kube-apiserver is the item-6 command of issue 14.
  *
  * <p>Run: {@code java -Xmx3g -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.StateCoreCost 1000 5000}
@@ -102,12 +102,38 @@ public final class StateCoreCost {
             state.upsert(WatchedKind.IP_POOL, pool(0, a));
         });
         print("first predicate after an address change", firstAddress);
+        podLifecycle(d, state, names, n, rnd, Integer.getInteger("podLifecycle", 300));
         if (Boolean.getBoolean("firstOnly")) {
             return;
         }
         fullListCalls(d, names, n, rnd);
         System.out.printf(Locale.ROOT, "rss %,d MiB; heap after GC %,d MiB (load %s)%n%n", rss() >> 20,
                 heapAfterGc() >> 20, load());
+    }
+
+    /**
+     * The first predicate after each event of a training pod's life, as the informers see one start and end: the pod
+     * created (pending, with its four networks: a new pod key), bound to a node without a training pod (8 GPUs and
+     * the networks' addresses drawn there), and deleted. {@code count} events in all, a third of each kind.
+     */
+    private static void podLifecycle(EnginePlacementDecisions d, ClusterState state, List<String> names, int n,
+                                     Random rnd, int count) {
+        long[][] byStep = new long[3][count / 3];
+        for (int i = 0; i < byStep[0].length * 3; i++) {
+            int step = i % 3;
+            int k = i / 3;
+            String node = names.get((rnd.nextInt(Math.max(1, n / 10)) * 10 + 9) % n);
+            GenericKubernetesResource pod = trainingPod("probe-" + k, step == 0 ? null : node, k);
+            if (step == 2) {
+                state.delete(WatchedKind.POD, pod);
+            } else {
+                state.upsert(WatchedKind.POD, pod);
+            }
+            byStep[step][k] = predicates(d, names, rnd, 1, j -> { })[0];
+        }
+        print("first predicate after a training pod is created (pending)", byStep[0]);
+        print("first predicate after a training pod is bound", byStep[1]);
+        print("first predicate after a training pod is deleted", byStep[2]);
     }
 
     /**
@@ -279,8 +305,9 @@ public final class StateCoreCost {
         Map<String, Object> container = Map.of("name", "trainer", "resources", Map.of("requests", gpuRequests(),
                 "limits", gpuRequests()));
         return object(WatchedKind.POD, "bench", name, Map.of("volcano.sh/job-name", "job-" + i / 8), ann,
-                Map.of("spec", Map.of("nodeName", node, "containers", List.of(container)),
-                        "status", Map.of("phase", "Running")));
+                node == null ? Map.of("spec", Map.of("containers", List.of(container)), "status",
+                        Map.of("phase", "Pending")) : Map.of("spec", Map.of("nodeName", node, "containers",
+                        List.of(container)), "status", Map.of("phase", "Running")));
     }
 
     private static GenericKubernetesResource gangPod(int t) {

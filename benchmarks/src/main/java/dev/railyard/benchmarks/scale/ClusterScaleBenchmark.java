@@ -341,6 +341,7 @@ public final class ClusterScaleBenchmark {
                     () -> load.prioritizes(o.prioritizeWorkers(), o.quietSeconds(), o.prioritizeNodes()));
             firstCallAfterChange(o, load, churn, row);
             firstCallAfterAddressChange(o, load, new AddressChange(cp.client(), o.firstCallSamples()), row);
+            firstCallAfterPodStart(o, load, new PodStartProbe(cp.client(), row.nodes), row);
             if (o.quietStorm()) {
                 row.quietStorm = storm(o, cp, serve, load, row, "quiet storm");
             }
@@ -458,6 +459,17 @@ public final class ClusterScaleBenchmark {
         System.out.printf("[scale]   first call after an address change p50 %.1f ms (max %.1f), next call p50 %.2f ms "
                 + "(load %s)%n", row.addressChangeP50Ms, row.addressChangeMaxMs, row.addressChangeNextP50Ms,
                 ScaleReport.load());
+    }
+
+    /** The first call after a GPU pod with secondary networks starts, bound ({@link PodStartProbe}). */
+    private static void firstCallAfterPodStart(Options o, DecisionLoad load, PodStartProbe probe,
+                                               ScaleReport.Row row) {
+        FirstCalls f = firstCalls(o, load, 17, probe::start);
+        row.podStartP50Ms = f.p50();
+        row.podStartMaxMs = f.max();
+        row.podStartNextP50Ms = f.nextP50();
+        System.out.printf("[scale]   first call after a GPU pod starts p50 %.1f ms (max %.1f), next call p50 %.2f ms "
+                + "(load %s)%n", row.podStartP50Ms, row.podStartMaxMs, row.podStartNextP50Ms, ScaleReport.load());
     }
 
     /**

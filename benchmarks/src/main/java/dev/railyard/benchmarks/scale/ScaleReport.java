@@ -45,6 +45,10 @@ final class ScaleReport {
         double addressChangeP50Ms;
         double addressChangeMaxMs;
         double addressChangeNextP50Ms;
+        /** The first call after a GPU pod with networks starts, bound ({@link PodStartProbe}), and the call after it. */
+        double podStartP50Ms;
+        double podStartMaxMs;
+        double podStartNextP50Ms;
         DecisionLoad.Storm quietStorm;
         DecisionLoad.Storm storm;
         DecisionLoad.Storm noClusterStorm;
@@ -152,22 +156,25 @@ final class ScaleReport {
         out.println("| nodes | pods | jar | /readyz / real decisions s | predicate p50/p99 ms (16 w) | prioritize 100 p50/p99 ms | "
                 + "kube filter all names p50/p99 ms | quiet predicate / filter p50/p99 ms | first call after a change "
                 + "p50/max ms (next call p50) | first call after an address change p50/max ms (next call p50) "
+                + "| first call after a GPU pod starts p50/max ms (next call p50) "
                 + "| 64-task storm, quiet s (calls/s) | 64-task storm, with churn s (calls/s) | "
                 + "same calls --no-cluster s | ratio (with churn) | same calls --no-cluster with churn s | "
                 + "ratio (both with churn) | --no-cluster quiet predicate p50/p99 ms | "
                 + "heap after GC MiB | RSS MiB | neutral answers / decisions | churn/s | load before → after |");
-        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Row r : rows) {
             if (r.error != null) {
                 out.printf(Locale.ROOT, "| %,d | %,d | %s | %s |%n", r.nodes, r.pods, r.jar, "failed: " + r.error);
                 continue;
             }
             double decisions = r.decisions.values().stream().mapToDouble(Double::doubleValue).sum();
-            out.printf(Locale.ROOT, "| %,d | %,d | %s | %.1f / %.1f | %s | %s | %s | %s / %s | %.1f / %.1f (%.2f) | %.1f / %.1f (%.2f) | %s | %s "
+            out.printf(Locale.ROOT, "| %,d | %,d | %s | %.1f / %.1f | %s | %s | %s | %s / %s | %.1f / %.1f (%.2f) "
+                            + "| %.1f / %.1f (%.2f) | %.1f / %.1f (%.2f) | %s | %s "
                             + "| %s | %s | %s | %s | %s | %s | %s | %.0f / %.0f | %.1f | %s → %s |%n",
                     r.nodes, r.pods, r.jar, r.readySeconds, r.realDecisionsSeconds, pp(r.predicate), pp(r.prioritize), pp(r.filter),
                     pp(r.quietPredicate), pp(r.quietFilter), r.firstCallP50Ms, r.firstCallMaxMs, r.nextCallP50Ms,
                     r.addressChangeP50Ms, r.addressChangeMaxMs, r.addressChangeNextP50Ms,
+                    r.podStartP50Ms, r.podStartMaxMs, r.podStartNextP50Ms,
                     storm(r.quietStorm), storm(r.storm), storm(r.noClusterStorm), ratio(r.storm, r.noClusterStorm),
                     storm(r.noClusterChurnStorm), ratio(r.storm, r.noClusterChurnStorm), pp(r.noClusterPredicate),
                     mib(r.heapAfterGcBytes),

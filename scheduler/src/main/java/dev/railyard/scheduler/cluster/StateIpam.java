@@ -10,6 +10,7 @@ import dev.railyard.scheduler.engine.SecondaryNetwork;
 import dev.railyard.scheduler.ipam.AddressPools;
 import dev.railyard.scheduler.ipam.HoldAnnotation;
 import dev.railyard.scheduler.ipam.PersistedHold;
+import dev.railyard.scheduler.ipam.PodChanges;
 import dev.railyard.scheduler.ipam.IpamSnapshot;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
 import dev.railyard.scheduler.ipam.PodPlacement;
@@ -37,11 +38,19 @@ final class StateIpam {
 
     private final Map<WatchedKind, TreeMap<String, Object>> typed = new java.util.HashMap<>();
     private final TreeMap<String, String> warnings = new TreeMap<>();
-    private final TreeMap<String, PodPlacement> bound = new TreeMap<>();
+    private final SortedPlacements bound = new SortedPlacements();
     private final TreeMap<String, PersistedHold> held = new TreeMap<>();
     private boolean objectsDirty = true;
     private boolean podsDirty = true;
     private List<SecondaryNetwork> networks;
+    /** Each IPAM kind's objects as last published: the same list while none of them changes. */
+    private final Map<WatchedKind, List<Object>> lists = new java.util.HashMap<>();
+    /** The last snapshot fed to the ledger, and the pods changed since ({@link PodChanges}). */
+    private IpamSnapshot published;
+    // replaced, not cleared, after each publish: a cleared HashMap keeps its table, and the first publish follows
+    // every pod's arrival, so iterating or copying it would cost that table's size on every later publish
+    private java.util.Set<String> liveChanged = new java.util.HashSet<>();
+    private Map<String, PodPlacement> boundAtPublish = new java.util.HashMap<>();
 
     private static Class<?> type(WatchedKind kind) {
         if (kind.equals(WatchedKind.NETWORK_ATTACHMENT_DEFINITION)) {
@@ -69,6 +78,7 @@ final class StateIpam {
             return;
         }
         TreeMap<String, Object> m = typed.computeIfAbsent(kind, k -> new TreeMap<>());
+        lists.remove(kind);
         String wkey = kind.kind() + " " + key;
         warnings.remove(wkey);
         m.remove(key);
@@ -89,6 +99,12 @@ final class StateIpam {
         // identity, survive updates that leave the pod's networks and node (labels, hints) (docs/adr/0020)
         PodPlacement p = now == null ? null : boundPod(now);
         PodPlacement old = bound.get(key);
+        if (!java.util.Objects.equals(p, old) && !boundAtPublish.containsKey(key)) {
+            boundAtPublish.put(key, old);
+        }
+        if (isNew) {
+            liveChanged.add(key);
+        }
         if (p == null) {
             bound.remove(key);
         } else if (!p.equals(old)) {
@@ -108,6 +124,10 @@ final class StateIpam {
 
     /** A pod was deleted. */
     void podGone(String key) {
+        if (!boundAtPublish.containsKey(key)) {
+            boundAtPublish.put(key, bound.get(key));
+        }
+        liveChanged.add(key);
         bound.remove(key);
         held.remove(key);
         podsDirty = true;
@@ -131,11 +151,22 @@ final class StateIpam {
      */
     List<SecondaryNetwork> publish(Consumer<IpamSnapshot> ledger, AddressPools pools, PSet<String> livePods,
                                    Clock clock, Collection<GenericKubernetesResource> nads) {
-        if (ledger != null) {
-            ledger.accept(new IpamSnapshot(clock.instant(), list(WatchedKind.NETWORK_ATTACHMENT_DEFINITION),
-                    list(WatchedKind.MACVLAN_NETWORK), list(WatchedKind.IP_POOL),
-                    list(WatchedKind.OVERLAPPING_RANGE_RESERVATION), list(WatchedKind.NODE_SLICE_POOL), livePods,
-                    new ArrayList<>(bound.values()), new ArrayList<>(held.values())));
+        IpamSnapshot s = ledger == null ? null : new IpamSnapshot(clock.instant(),
+                list(WatchedKind.NETWORK_ATTACHMENT_DEFINITION), list(WatchedKind.MACVLAN_NETWORK),
+                list(WatchedKind.IP_POOL), list(WatchedKind.OVERLAPPING_RANGE_RESERVATION),
+                list(WatchedKind.NODE_SLICE_POOL), livePods, bound.list(), new ArrayList<>(held.values()),
+                changesSincePublished());
+        // the changes are counted from this snapshot on before the ledger sees it, so that a ledger failing midway
+        // finds the next changes naming a snapshot it may not hold (it then walks) rather than wrong ones
+        if (!liveChanged.isEmpty()) {
+            liveChanged = new java.util.HashSet<>();
+        }
+        if (!boundAtPublish.isEmpty()) {
+            boundAtPublish = new java.util.HashMap<>();
+        }
+        if (s != null) {
+            published = s;
+            ledger.accept(s);
         }
         if (objectsDirty || networks == null) {
             networks = List.copyOf(networks(nads, pools));
@@ -145,10 +176,37 @@ final class StateIpam {
         return networks;
     }
 
+    /**
+     * @return the pods changed since the last snapshot published, or null before the first: each changed pod's
+     *         placement then and now (the instances held, so an update that left it equal is no change)
+     */
+    private PodChanges changesSincePublished() {
+        if (published == null) {
+            return null;
+        }
+        Map<String, PodPlacement> before = new java.util.HashMap<>();
+        Map<String, PodPlacement> after = new java.util.HashMap<>();
+        boundAtPublish.forEach((key, then) -> {
+            PodPlacement now = bound.get(key);
+            if (then != now) {
+                if (then != null) {
+                    before.put(key, then);
+                }
+                if (now != null) {
+                    after.put(key, now);
+                }
+            }
+        });
+        return new PodChanges(published.livePods(), published.boundPods(), liveChanged, before, after);
+    }
+
+    /** @return the kind's objects, the same list instance while none of them changed (the ledger compares them so) */
     @SuppressWarnings("unchecked")
     private <T> List<T> list(WatchedKind kind) {
-        TreeMap<String, Object> m = typed.get(kind);
-        return m == null ? List.of() : (List<T>) new ArrayList<>(m.values());
+        return (List<T>) lists.computeIfAbsent(kind, k -> {
+            TreeMap<String, Object> m = typed.get(k);
+            return m == null ? List.of() : List.copyOf(m.values());
+        });
     }
 
     /**

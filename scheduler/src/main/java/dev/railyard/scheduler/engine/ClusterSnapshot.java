@@ -72,20 +72,33 @@ public final class ClusterSnapshot {
      */
     public static ClusterSnapshot sorted(NodeState[] sorted, Map<String, Integer> index, List<String> names,
                                          List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
-        return new ClusterSnapshot(sorted, index, names, networks, fabric, pools);
+        return new ClusterSnapshot(Collections.unmodifiableList(java.util.Arrays.asList(sorted)), index, names,
+                namesHash(names), networks, fabric, pools);
     }
 
-    private ClusterSnapshot(NodeState[] sorted, Map<String, Integer> index, List<String> names,
-                            List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
-        this(Collections.unmodifiableList(java.util.Arrays.asList(sorted)), index, names, networks, fabric, pools);
+    /** The hash of the last node-name list seen, by instance: the state shares one list while no node comes or goes. */
+    private record NamesHash(List<String> names, int hash) {
     }
 
-    private ClusterSnapshot(List<NodeState> nodes, Map<String, Integer> index, List<String> names,
+    private static volatile NamesHash lastNames;
+
+    /** @return {@code names.hashCode()}, remembered for the last list instance (5,000 names: a walk per snapshot) */
+    private static int namesHash(List<String> names) {
+        NamesHash m = lastNames;
+        if (m != null && m.names() == names) {
+            return m.hash();
+        }
+        int h = names.hashCode();
+        lastNames = new NamesHash(names, h);
+        return h;
+    }
+
+    private ClusterSnapshot(List<NodeState> nodes, Map<String, Integer> index, List<String> names, int namesHash,
                             List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
         this.nodes = nodes;
         this.index = index;
         this.nodeNames = names;
-        this.nodeNamesHash = names.hashCode();
+        this.nodeNamesHash = namesHash;
         Map<String, SecondaryNetwork> nets = new HashMap<>();
         for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
             nets.put(n.key(), n);
@@ -157,7 +170,8 @@ public final class ClusterSnapshot {
 
     /** @return the same nodes, networks and fabric with other address pools (O(1): the node lists are shared) */
     public ClusterSnapshot withPools(AddressPools other) {
-        return new ClusterSnapshot(nodes, index, nodeNames, new ArrayList<>(networks.values()), fabric, other);
+        return new ClusterSnapshot(nodes, index, nodeNames, nodeNamesHash, new ArrayList<>(networks.values()), fabric,
+                other);
     }
 
     /**

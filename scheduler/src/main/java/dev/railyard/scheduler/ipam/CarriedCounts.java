@@ -6,6 +6,7 @@ import dev.railyard.api.whereabouts.IPPool;
 import dev.railyard.api.whereabouts.NodeSliceAllocation;
 import dev.railyard.api.whereabouts.NodeSlicePool;
 import inet.ipaddr.IPAddress;
+import org.pcollections.PMap;
 
 import java.util.Collections;
 import java.util.HashMap;
@@ -72,8 +73,20 @@ final class CarriedCounts {
     record Drawer(String podRef, String ifname) {
     }
 
-    /** The pod interfaces of one network range (a resolution and range index) that draw from one whole pool. */
-    record DrawerGroup(NetworkResolution res, int index, List<Drawer> drawers) {
+    /**
+     * The pod interfaces of one network range (a resolution and range index) that draw from one whole pool, by pod
+     * ({@code <namespace>/<name>}): a persistent map, so a pod's start or end replaces its own entry and shares the
+     * rest with the group before.
+     */
+    record DrawerGroup(NetworkResolution res, int index, PMap<String, List<Drawer>> byPod) {
+        /** @return the group's key in its pool: its network and range index */
+        String key() {
+            return res.key() + "#" + index;
+        }
+    }
+
+    /** One drawer of a changed pod and the network range (a resolution and range index) it draws through. */
+    record ChangedDrawer(NetworkResolution res, int index, Drawer drawer) {
     }
 
     /**
@@ -82,8 +95,21 @@ final class CarriedCounts {
      * @param anySlice true when some bound pod draws from a node-slice network: a whole pool's unrecorded
      *                 addresses are then taken from the whole map ({@link LedgerState#unrecordedByPool}), which
      *                 counts a node pool of the same name too, and {@code byPool} is empty
+     * @param fromPods the bound pods of the drawers these were updated from by a {@link PodChanges}, or null when
+     *                 found by a walk over every bound pod
+     * @param changed  with {@code fromPods}: pool name → pod ({@code <namespace>/<name>}) → the pod's drawers in
+     *                 that pool now, for each pod whose drawers there were dropped or added by the update (empty
+     *                 list: it no longer draws from the pool; a pool not named is unchanged)
      */
-    record Drawers(List<PodPlacement> pods, Map<String, List<DrawerGroup>> byPool, boolean anySlice) {
+    record Drawers(List<PodPlacement> pods, Map<String, List<DrawerGroup>> byPool, boolean anySlice,
+                   List<PodPlacement> fromPods, Map<String, Map<String, List<ChangedDrawer>>> changed) {
+        Drawers(List<PodPlacement> pods, Map<String, List<DrawerGroup>> byPool, boolean anySlice) {
+            this(pods, byPool, anySlice, null, Map.of());
+        }
+    }
+
+    /** The bound pods by node (a persistent map) and the bound pods they were found from (compared by identity). */
+    record BoundByNode(List<PodPlacement> pods, PMap<String, List<PodPlacement>> byNode) {
     }
 
     /** A NodeSlicePool's node → slice index and the object it was made from. */
@@ -106,6 +132,7 @@ final class CarriedCounts {
         private final Map<String, SliceView> views = new ConcurrentHashMap<>();
         private final Map<String, Unrecorded> unrecorded = new ConcurrentHashMap<>();
         private volatile Drawers drawers;
+        private volatile BoundByNode boundByNode;
 
         private NodeCounts(List<NetworkAttachmentDefinition> nads, List<MacvlanNetwork> macvlans) {
             this.nads = nads;
@@ -128,6 +155,15 @@ final class CarriedCounts {
 
         void unrecorded(String key, Unrecorded u) {
             put(unrecorded, key, u);
+        }
+
+        /** @return the bound pods by node last found, or null; the caller checks them against its pods */
+        BoundByNode boundByNode() {
+            return boundByNode;
+        }
+
+        void boundByNode(BoundByNode b) {
+            boundByNode = b;
         }
 
         /** @return the whole pools' drawers last found, or null; the caller checks them against its pods */

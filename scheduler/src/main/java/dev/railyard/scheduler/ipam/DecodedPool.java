@@ -196,8 +196,24 @@ final class DecodedPool {
 
     /** @return the allocations whose podref names no live pod, described ({@code 10.3.8.152 (pcrf/pcrf-sm-0)}) */
     List<String> stale(Set<String> livePods) {
+        return stale(livePods, null);
+    }
+
+    /**
+     * {@link #stale(Set)}, taking the last answer over when {@code changes} leads from the live pods it was made from
+     * to these and none of the pods that came or went holds an allocation here (a pod's start or end then costs a
+     * lookup per pod changed, not a walk over the allocations).
+     *
+     * @param changes the pods changed since the last snapshot, or null
+     */
+    List<String> stale(Set<String> livePods, PodChanges changes) {
         Stale memo = lastStale;
         if (memo != null && memo.livePods() == livePods) {
+            return memo.stale();
+        }
+        if (memo != null && changes != null && memo.livePods() == changes.livePodsBefore()
+                && noneHoldsHere(changes.liveChanged())) {
+            lastStale = new Stale(livePods, memo.stale());
             return memo.stale();
         }
         List<String> out = new ArrayList<>();
@@ -209,6 +225,16 @@ final class DecodedPool {
         List<String> stale = List.copyOf(out);
         lastStale = new Stale(livePods, stale);
         return stale;
+    }
+
+    /** @return true when no pod of {@code podrefs} holds an allocation here (one lookup each) */
+    private boolean noneHoldsHere(Set<String> podrefs) {
+        for (String p : podrefs) {
+            if (byPodref.containsKey(p)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -32,12 +32,14 @@ import java.util.Set;
  *                                       recorded yet as in flight (docs/adr/0005)
  * @param heldPods                       holds written on pods not bound yet ({@link HoldAnnotation}), whatever their
  *                                       expiry: the ledger adopts the unexpired ones it does not hold itself
+ * @param podChanges                     the pods changed since the snapshot before this one of the same source, or
+ *                                       null when unknown (the ledger then counts from the lists alone)
  */
 public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> networkAttachmentDefinitions,
                            List<MacvlanNetwork> macvlanNetworks, List<IPPool> ipPools,
                            List<OverlappingRangeIPReservation> overlappingRangeIPReservations,
                            List<NodeSlicePool> nodeSlicePools, Set<String> livePods, List<PodPlacement> boundPods,
-                           List<PersistedHold> heldPods) {
+                           List<PersistedHold> heldPods, PodChanges podChanges) {
     public IpamSnapshot {
         if (takenAt == null) {
             throw new IllegalArgumentException("takenAt is null");
@@ -52,6 +54,16 @@ public record IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> ne
                 : Set.copyOf(livePods);
         boundPods = copy(boundPods);
         heldPods = copy(heldPods);
+    }
+
+    /** A snapshot whose pod changes are unknown. */
+    public IpamSnapshot(Instant takenAt, List<NetworkAttachmentDefinition> networkAttachmentDefinitions,
+                        List<MacvlanNetwork> macvlanNetworks, List<IPPool> ipPools,
+                        List<OverlappingRangeIPReservation> overlappingRangeIPReservations,
+                        List<NodeSlicePool> nodeSlicePools, Set<String> livePods, List<PodPlacement> boundPods,
+                        List<PersistedHold> heldPods) {
+        this(takenAt, networkAttachmentDefinitions, macvlanNetworks, ipPools, overlappingRangeIPReservations,
+                nodeSlicePools, livePods, boundPods, heldPods, null);
     }
 
     /** A snapshot without persisted holds. */

@@ -31,13 +31,17 @@ final class LedgerState {
     private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
     final IpamSnapshot snapshot;
-    private final Map<String, NetworkAttachmentDefinition> nads = new LinkedHashMap<>();
-    private final Map<String, Set<String>> nadNamespacesByName = new LinkedHashMap<>();
-    private final Map<String, MacvlanNetwork> macvlans = new LinkedHashMap<>();
-    private final Map<String, List<IPPool>> poolsByName = new LinkedHashMap<>();
-    private final Map<String, List<NodeSlicePool>> slicePoolsByName = new LinkedHashMap<>();
-    private final List<OverlappingRangeIPReservation> reservations = new ArrayList<>();
-    private final List<IPPool> pools = new ArrayList<>();
+    // indexes of the snapshot's objects, filled once and only read after: shared with the state before while the
+    // snapshot's object lists are the same instances (a pod's start or end changes none), so such a snapshot does
+    // not walk tens of thousands of IPPools (node slices) again
+    private final String whereaboutsNamespace;
+    private final Map<String, NetworkAttachmentDefinition> nads;
+    private final Map<String, Set<String>> nadNamespacesByName;
+    private final Map<String, MacvlanNetwork> macvlans;
+    private final Map<String, List<IPPool>> poolsByName;
+    private final Map<String, List<NodeSlicePool>> slicePoolsByName;
+    private final List<OverlappingRangeIPReservation> reservations;
+    private final List<IPPool> pools;
 
     private final Map<String, NetworkResolution> resolutions = new ConcurrentHashMap<>();
     private final Map<String, PoolChoice> poolChoices = new ConcurrentHashMap<>();
@@ -76,6 +80,24 @@ final class LedgerState {
         this.nodeCounts = carried.nodeCounts(snapshot.networkAttachmentDefinitions(), snapshot.macvlanNetworks());
         this.reservedBefore = previous == null ? Map.of() : previous.reservedByNetworkName;
         this.reservationsBefore = previous == null ? List.of() : previous.reservations;
+        this.whereaboutsNamespace = whereaboutsNamespace;
+        if (previous != null && sameObjects(previous, snapshot, whereaboutsNamespace)) {
+            nads = previous.nads;
+            nadNamespacesByName = previous.nadNamespacesByName;
+            macvlans = previous.macvlans;
+            poolsByName = previous.poolsByName;
+            slicePoolsByName = previous.slicePoolsByName;
+            reservations = previous.reservations;
+            pools = previous.pools;
+            return;
+        }
+        nads = new LinkedHashMap<>();
+        nadNamespacesByName = new LinkedHashMap<>();
+        macvlans = new LinkedHashMap<>();
+        poolsByName = new LinkedHashMap<>();
+        slicePoolsByName = new LinkedHashMap<>();
+        reservations = new ArrayList<>();
+        pools = new ArrayList<>();
         for (NetworkAttachmentDefinition nad : snapshot.networkAttachmentDefinitions()) {
             String ns = namespace(nad);
             String name = name(nad);
@@ -105,6 +127,16 @@ final class LedgerState {
                 reservations.add(r);
             }
         }
+    }
+
+    /** @return true when the snapshot's object lists are the very lists {@code previous} indexed */
+    private static boolean sameObjects(LedgerState previous, IpamSnapshot snapshot, String whereaboutsNamespace) {
+        IpamSnapshot p = previous.snapshot;
+        return java.util.Objects.equals(previous.whereaboutsNamespace, whereaboutsNamespace)
+                && p.networkAttachmentDefinitions() == snapshot.networkAttachmentDefinitions()
+                && p.macvlanNetworks() == snapshot.macvlanNetworks() && p.ipPools() == snapshot.ipPools()
+                && p.nodeSlicePools() == snapshot.nodeSlicePools()
+                && p.overlappingRangeIPReservations() == snapshot.overlappingRangeIPReservations();
     }
 
     private static boolean inWhereaboutsNamespace(HasMetadata o, String whereaboutsNamespace) {
@@ -373,7 +405,7 @@ final class LedgerState {
         }
         RangeView v = before.view();
         if (v.pool() != null && !v.pool().allocations().isEmpty()) {
-            List<String> stale = v.pool().stale(snapshot.livePods());
+            List<String> stale = v.pool().stale(snapshot.livePods(), snapshot.podChanges());
             if (!stale.equals(v.stale())) {
                 v = v.withStale(stale);
                 nodeCounts.view(key, new CarriedCounts.SliceView(before.slice(), before.usable(), sources,
@@ -478,7 +510,7 @@ final class LedgerState {
         long usableCount = usable.count().compareTo(LONG_MAX) >= 0 ? Long.MAX_VALUE : usable.count().longValue();
         return new RangeView(List.of(poolName), poolName, pool == null ? null : pool.namespace(), node, range,
                 usable.span(), usableCount, allocated, elsewhere, pool,
-                pool == null ? List.of() : pool.stale(snapshot.livePods()),
+                pool == null ? List.of() : pool.stale(snapshot.livePods(), snapshot.podChanges()),
                 pool == null ? List.of() : pool.inconsistencies(), notes, null, null);
     }
 

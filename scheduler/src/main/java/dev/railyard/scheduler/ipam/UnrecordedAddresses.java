@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.pcollections.HashTreePMap;
+import org.pcollections.PMap;
 
 /**
  * One {@link LedgerState}'s bound pods whose address whereabouts has not recorded yet, by pool: they count as taken
@@ -160,8 +162,10 @@ final class UnrecordedAddresses {
 
     /**
      * The bound pods that draw from each whole (not node-slice) pool, from their networks alone: the last snapshot's
-     * while the bound pods are the same instances (an address change rewrites an IPPool, not the pods), so that
-     * the pools an address change did not touch keep their unrecorded addresses without a walk over every pod.
+     * while the bound pods are the same instances (an address change rewrites an IPPool, not the pods), or the last
+     * snapshot's updated by the snapshot's {@link PodChanges} when they lead from its pods to these (a pod's start or
+     * end then costs the pools it draws from), so that the pools a change did not touch keep their unrecorded
+     * addresses without a walk over every pod.
      */
     private CarriedCounts.Drawers drawers() {
         CarriedCounts.Drawers d = drawers;
@@ -173,44 +177,144 @@ final class UnrecordedAddresses {
         if (before != null && LedgerState.sameInstances(before.pods(), pods)) {
             d = before;
         } else {
-            boolean anySlice = false;
-            Map<String, Map<String, CarriedCounts.DrawerGroup>> byPool = new HashMap<>();
-            pods:
-            for (PodPlacement p : pods) {
-                for (NetworkSelection sel : p.request().selections()) {
-                    NetworkResolution res = s.resolve(sel);
-                    if (res.failure() != null || res.ipam() == null) {
-                        continue;
-                    }
-                    if (res.ipam().nodeSliceMode()) {
-                        // whole pools are then read from the whole map: no groups needed, the walk stops here
-                        anySlice = true;
-                        byPool.clear();
-                        break pods;
-                    }
-                    for (int i = 0; i < res.ipam().ranges().size(); i++) {
-                        String pool = PoolNames.ipPool(res.ipam().networkName(), null,
-                                res.ipam().ranges().get(i).canonical());
-                        int index = i;
-                        byPool.computeIfAbsent(pool, k -> new LinkedHashMap<>())
-                                .computeIfAbsent(res.key() + "#" + i, k -> new CarriedCounts.DrawerGroup(res, index,
-                                        new ArrayList<>()))
-                                .drawers().add(new CarriedCounts.Drawer(p.podRef(), sel.podInterface()));
-                    }
-                }
+            d = before == null || before.anySlice() ? null : updated(before, pods, s.snapshot.podChanges());
+            if (d == null) {
+                d = walked(pods);
             }
-            Map<String, List<CarriedCounts.DrawerGroup>> groups = new HashMap<>();
-            byPool.forEach((pool, g) -> groups.put(pool, List.copyOf(g.values())));
-            d = new CarriedCounts.Drawers(pods, Map.copyOf(groups), anySlice);
             s.nodeCounts().drawers(d);
         }
         drawers = d;
         return d;
     }
 
+    /** Every bound pod's drawers, by whole pool; stops at the first pod of a node-slice network. */
+    private CarriedCounts.Drawers walked(List<PodPlacement> pods) {
+        // pool → group key → pod → drawers, collected in mutable maps and frozen once
+        Map<String, Map<String, Map<String, List<CarriedCounts.Drawer>>>> byPool = new HashMap<>();
+        Map<String, CarriedCounts.ChangedDrawer> firsts = new HashMap<>();
+        for (PodPlacement p : pods) {
+            List<CarriedCounts.ChangedDrawer> drawn = drawersOf(p);
+            if (drawn == null) {
+                // whole pools are then read from the whole map: no groups needed, the walk stops here
+                return new CarriedCounts.Drawers(pods, Map.of(), true);
+            }
+            for (CarriedCounts.ChangedDrawer c : drawn) {
+                String group = c.res().key() + "#" + c.index();
+                firsts.putIfAbsent(group, c);
+                byPool.computeIfAbsent(poolOf(c), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(group, k -> new HashMap<>())
+                        .computeIfAbsent(c.drawer().podRef(), k -> new ArrayList<>()).add(c.drawer());
+            }
+        }
+        Map<String, List<CarriedCounts.DrawerGroup>> groups = new HashMap<>();
+        byPool.forEach((pool, g) -> {
+            List<CarriedCounts.DrawerGroup> list = new ArrayList<>();
+            g.forEach((key, byPod) -> {
+                Map<String, List<CarriedCounts.Drawer>> frozen = new HashMap<>();
+                byPod.forEach((pod, l) -> frozen.put(pod, List.copyOf(l)));
+                CarriedCounts.ChangedDrawer first = firsts.get(key);
+                list.add(new CarriedCounts.DrawerGroup(first.res(), first.index(), HashTreePMap.from(frozen)));
+            });
+            groups.put(pool, List.copyOf(list));
+        });
+        return new CarriedCounts.Drawers(pods, Map.copyOf(groups), false);
+    }
+
     /**
-     * One whole pool's {@link #byPool} entry, from the pods that draw from it: the last snapshot's while
-     * those pods and the pool's objects are the same, so an address change costs the changed pool alone.
+     * {@code before} with the changed pods' drawers dropped and their new ones added, or null when {@code changes}
+     * does not lead from {@code before}'s pods or a changed pod uses a node-slice network. Each group touched shares
+     * every other pod's entry with the group before; the pools not touched are shared whole.
+     */
+    private CarriedCounts.Drawers updated(CarriedCounts.Drawers before, List<PodPlacement> pods,
+                                          PodChanges changes) {
+        if (changes == null || changes.boundPodsBefore() != before.pods()) {
+            return null;
+        }
+        Map<String, Map<String, List<CarriedCounts.ChangedDrawer>>> changed = new HashMap<>();
+        for (String changedKey : changes.boundChanged()) {
+            PodPlacement then = changes.boundBefore().get(changedKey);
+            PodPlacement now = changes.boundAfter().get(changedKey);
+            // drawers are keyed by podref, as the walk keys them (the state's key may differ: an empty namespace)
+            String key = then != null ? then.podRef() : now.podRef();
+            List<CarriedCounts.ChangedDrawer> old = then == null ? List.of() : drawersOf(then);
+            List<CarriedCounts.ChangedDrawer> fresh = now == null ? List.of() : drawersOf(now);
+            if (old == null || fresh == null || now != null && !now.podRef().equals(key)) {
+                return null;
+            }
+            for (CarriedCounts.ChangedDrawer c : old) {
+                changed.computeIfAbsent(poolOf(c), k -> new HashMap<>()).putIfAbsent(key, new ArrayList<>());
+            }
+            for (CarriedCounts.ChangedDrawer c : fresh) {
+                changed.computeIfAbsent(poolOf(c), k -> new HashMap<>()).computeIfAbsent(key, k -> new ArrayList<>())
+                        .add(c);
+            }
+        }
+        Map<String, List<CarriedCounts.DrawerGroup>> byPool = new HashMap<>(before.byPool());
+        Map<String, Map<String, List<CarriedCounts.ChangedDrawer>>> frozen = new HashMap<>();
+        changed.forEach((pool, byPod) -> {
+            Map<String, CarriedCounts.DrawerGroup> groups = new LinkedHashMap<>();
+            for (CarriedCounts.DrawerGroup g : before.byPool().getOrDefault(pool, List.of())) {
+                groups.put(g.key(), new CarriedCounts.DrawerGroup(g.res(), g.index(),
+                        g.byPod().minusAll(byPod.keySet())));
+            }
+            Map<String, List<CarriedCounts.ChangedDrawer>> now = new HashMap<>();
+            byPod.forEach((pod, drawn) -> {
+                now.put(pod, List.copyOf(drawn));
+                Map<String, List<CarriedCounts.Drawer>> perGroup = new LinkedHashMap<>();
+                for (CarriedCounts.ChangedDrawer c : drawn) {
+                    CarriedCounts.DrawerGroup g = groups.computeIfAbsent(c.res().key() + "#" + c.index(),
+                            k -> new CarriedCounts.DrawerGroup(c.res(), c.index(), HashTreePMap.empty()));
+                    perGroup.computeIfAbsent(g.key(), k -> new ArrayList<>()).add(c.drawer());
+                }
+                perGroup.forEach((key, l) -> {
+                    CarriedCounts.DrawerGroup g = groups.get(key);
+                    groups.put(key, new CarriedCounts.DrawerGroup(g.res(), g.index(), g.byPod().plus(pod,
+                            List.copyOf(l))));
+                });
+            });
+            frozen.put(pool, Map.copyOf(now));
+            groups.values().removeIf(g -> g.byPod().isEmpty());
+            if (groups.isEmpty()) {
+                byPool.remove(pool);
+            } else {
+                byPool.put(pool, List.copyOf(groups.values()));
+            }
+        });
+        return new CarriedCounts.Drawers(pods, Map.copyOf(byPool), false, before.pods(), Map.copyOf(frozen));
+    }
+
+    /** @return the whole pool a drawer draws from (whereabouts' IPPool name of its network and range) */
+    private static String poolOf(CarriedCounts.ChangedDrawer c) {
+        return PoolNames.ipPool(c.res().ipam().networkName(), null, c.res().ipam().ranges().get(c.index()).canonical());
+    }
+
+    /**
+     * @return the pod's interfaces that draw from whole pools, with the network range of each (networks that fail to
+     *         resolve, or are not whereabouts, are left out), or null when one of its networks uses node slices
+     */
+    private List<CarriedCounts.ChangedDrawer> drawersOf(PodPlacement p) {
+        List<CarriedCounts.ChangedDrawer> out = new ArrayList<>();
+        for (NetworkSelection sel : p.request().selections()) {
+            NetworkResolution res = s.resolve(sel);
+            if (res.failure() != null || res.ipam() == null) {
+                continue;
+            }
+            if (res.ipam().nodeSliceMode()) {
+                return null;
+            }
+            for (int i = 0; i < res.ipam().ranges().size(); i++) {
+                out.add(new CarriedCounts.ChangedDrawer(res, i, new CarriedCounts.Drawer(p.podRef(),
+                        sel.podInterface())));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * One whole pool's {@link #byPool} entry, from the pods that draw from it: the last snapshot's while those pods
+     * and the pool's objects are the same, or the last snapshot's with the changed pods' slots found again when the
+     * drawers were updated from those it was made with ({@link CarriedCounts.Drawers#changed}), so an address change
+     * costs the changed pool alone and a pod's start or end its own drawers.
      */
     private Set<String> unrecordedInPool(String pool, CarriedCounts.Drawers d) {
         List<CarriedCounts.DrawerGroup> groups = d.byPool().get(pool);
@@ -220,8 +324,14 @@ final class UnrecordedAddresses {
         String key = pool + "\n";
         List<IPPool> sources = s.poolObjects(pool);
         CarriedCounts.Unrecorded before = s.nodeCounts().unrecorded(key);
-        if (before != null && before.pods() == d.pods() && LedgerState.sameInstances(before.sources(), sources)) {
-            return before.slots();
+        if (before != null && LedgerState.sameInstances(before.sources(), sources)) {
+            if (before.pods() == d.pods()) {
+                return before.slots();
+            }
+            if (d.fromPods() != null && before.pods() == d.fromPods()) {
+                return remember(key, d, sources, updatedSlots(before.slots(), d.changed().getOrDefault(pool,
+                        Map.of())));
+            }
         }
         Set<String> out = new HashSet<>();
         for (CarriedCounts.DrawerGroup g : groups) {
@@ -229,13 +339,42 @@ final class UnrecordedAddresses {
             if (v.failure() != null || v.memberPools().isEmpty()) {
                 continue;
             }
-            for (CarriedCounts.Drawer dr : g.drawers()) {
-                if (!LedgerState.recorded(v.pool(), dr.podRef(), dr.ifname())) {
-                    out.add(LedgerState.slot(dr.podRef(), dr.ifname()));
+            for (List<CarriedCounts.Drawer> drawn : g.byPod().values()) {
+                for (CarriedCounts.Drawer dr : drawn) {
+                    if (!LedgerState.recorded(v.pool(), dr.podRef(), dr.ifname())) {
+                        out.add(LedgerState.slot(dr.podRef(), dr.ifname()));
+                    }
                 }
             }
         }
-        Set<String> slots = Set.copyOf(out);
+        return remember(key, d, sources, out);
+    }
+
+    /** @return {@code slots} without the changed pods' and with those of their new drawers not recorded */
+    private Set<String> updatedSlots(Set<String> slots, Map<String, List<CarriedCounts.ChangedDrawer>> changed) {
+        if (changed.isEmpty()) {
+            return slots;
+        }
+        Set<String> out = new HashSet<>();
+        for (String slot : slots) {
+            if (!changed.containsKey(LedgerState.podOf(slot))) {
+                out.add(slot);
+            }
+        }
+        for (List<CarriedCounts.ChangedDrawer> drawn : changed.values()) {
+            for (CarriedCounts.ChangedDrawer c : drawn) {
+                RangeView v = s.view(c.res(), c.index(), null);
+                if (v.failure() == null && !v.memberPools().isEmpty()
+                        && !LedgerState.recorded(v.pool(), c.drawer().podRef(), c.drawer().ifname())) {
+                    out.add(LedgerState.slot(c.drawer().podRef(), c.drawer().ifname()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private Set<String> remember(String key, CarriedCounts.Drawers d, List<IPPool> sources, Set<String> found) {
+        Set<String> slots = Set.copyOf(found);
         s.nodeCounts().unrecorded(key, new CarriedCounts.Unrecorded(Map.of(), d.pods(), sources, slots));
         return slots;
     }
@@ -256,20 +395,58 @@ final class UnrecordedAddresses {
         return true;
     }
 
-    /** @return the snapshot's bound pods by node, made once per snapshot */
+    /**
+     * @return the snapshot's bound pods by node, made once per snapshot: the last snapshot's while the bound pods are
+     *         the same instances, or updated by the snapshot's {@link PodChanges} when they lead from its pods
+     */
     private Map<String, List<PodPlacement>> boundByNode() {
         Map<String, List<PodPlacement>> b = boundByNode;
-        if (b == null) {
+        if (b != null) {
+            return b;
+        }
+        List<PodPlacement> pods = s.snapshot.boundPods();
+        CarriedCounts.BoundByNode before = s.nodeCounts().boundByNode();
+        PodChanges changes = s.snapshot.podChanges();
+        PMap<String, List<PodPlacement>> byNode;
+        if (before != null && LedgerState.sameInstances(before.pods(), pods)) {
+            byNode = before.byNode();
+        } else if (before != null && changes != null && changes.boundPodsBefore() == before.pods()) {
+            byNode = before.byNode();
+            for (String key : changes.boundChanged()) {
+                byNode = moved(byNode, changes.boundBefore().get(key), changes.boundAfter().get(key));
+            }
+        } else {
             Map<String, List<PodPlacement>> out = new HashMap<>();
-            for (PodPlacement p : s.snapshot.boundPods()) {
+            for (PodPlacement p : pods) {
                 if (p.node() != null) {
                     out.computeIfAbsent(p.node(), k -> new ArrayList<>()).add(p);
                 }
             }
-            b = out;
-            boundByNode = b;
+            out.replaceAll((node, l) -> List.copyOf(l));
+            byNode = HashTreePMap.from(out);
         }
-        return b;
+        if (before == null || before.byNode() != byNode || before.pods() != pods) {
+            s.nodeCounts().boundByNode(new CarriedCounts.BoundByNode(pods, byNode));
+        }
+        boundByNode = byNode;
+        return byNode;
+    }
+
+    /** @return {@code byNode} with {@code then} taken off its node's list and {@code now} added to its node's */
+    private static PMap<String, List<PodPlacement>> moved(PMap<String, List<PodPlacement>> byNode, PodPlacement then,
+                                                          PodPlacement now) {
+        PMap<String, List<PodPlacement>> out = byNode;
+        if (then != null && then.node() != null) {
+            List<PodPlacement> l = new ArrayList<>(out.getOrDefault(then.node(), List.of()));
+            l.remove(then);
+            out = l.isEmpty() ? out.minus(then.node()) : out.plus(then.node(), List.copyOf(l));
+        }
+        if (now != null && now.node() != null) {
+            List<PodPlacement> l = new ArrayList<>(out.getOrDefault(now.node(), List.of()));
+            l.add(now);
+            out = out.plus(now.node(), List.copyOf(l));
+        }
+        return out;
     }
 
     /** The pool a pod's address of one range is recorded in: its name, and the pool (null: not created yet). */

@@ -175,6 +175,12 @@ class ClusterStatePropertyTest {
                 .boundPods()));
         PodNetworksRequest rail0 = PodNetworksRequest.ofAnnotation("prod", "rail0");
         assertThat(ledger.check(rail0, 1, null).message()).isEqualTo(freshLedger.check(rail0, 1, null).message());
+        // the whole verdict on every node (stale allocations included), the pools' audit, and the pods not hinted
+        for (String node : new String[]{"n1", "n2", "n9", null}) {
+            assertThat(ledger.check(rail0, 2, node)).isEqualTo(freshLedger.check(rail0, 2, node));
+        }
+        assertThat(ledger.audit()).isEqualTo(freshLedger.audit());
+        assertThat(Set.copyOf(state.snapshot().unhintedPods())).isEqualTo(Set.copyOf(fresh.unhintedPods()));
         for (PodGroup.Convention c : PodGroup.Convention.values()) {
             assertThat(state.membersIndex(c)).isEqualTo(ClusterState.of(objects, null, null).membersIndex(c));
         }

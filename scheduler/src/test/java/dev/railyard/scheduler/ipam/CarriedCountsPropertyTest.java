@@ -285,7 +285,11 @@ class CarriedCountsPropertyTest {
             live.forEach(b::livePod);
             List<PodPlacement> placements = new ArrayList<>(bound.values());
             placements.forEach(b::boundPod);
-            return b.build();
+            // with the pod changes since the snapshot before, as the cluster state hands them over
+            last = IpamObjects.withChanges(last, b.build());
+            return last;
         }
+
+        private IpamSnapshot last;
     }
 }

@@ -161,4 +161,41 @@ public final class IpamObjects {
             return now.get();
         }
     }
+
+    /**
+     * @return {@code now} with the {@link PodChanges} from {@code before} (placements compared by identity, as the
+     *         cluster state keeps an unchanged pod's record the same instance), or {@code now} itself when
+     *         {@code before} is null
+     */
+    public static IpamSnapshot withChanges(IpamSnapshot before, IpamSnapshot now) {
+        if (before == null) {
+            return now;
+        }
+        java.util.Set<String> came = new java.util.LinkedHashSet<>(now.livePods());
+        came.removeAll(before.livePods());
+        java.util.Set<String> went = new java.util.LinkedHashSet<>(before.livePods());
+        went.removeAll(now.livePods());
+        came.addAll(went);
+        Map<String, PodPlacement> then = new LinkedHashMap<>();
+        before.boundPods().forEach(p -> then.put(p.podRef(), p));
+        Map<String, PodPlacement> after = new LinkedHashMap<>();
+        now.boundPods().forEach(p -> after.put(p.podRef(), p));
+        Map<String, PodPlacement> was = new LinkedHashMap<>();
+        Map<String, PodPlacement> is = new LinkedHashMap<>();
+        java.util.Set<String> keys = new java.util.LinkedHashSet<>(then.keySet());
+        keys.addAll(after.keySet());
+        for (String k : keys) {
+            if (then.get(k) != after.get(k)) {
+                if (then.get(k) != null) {
+                    was.put(k, then.get(k));
+                }
+                if (after.get(k) != null) {
+                    is.put(k, after.get(k));
+                }
+            }
+        }
+        return new IpamSnapshot(now.takenAt(), now.networkAttachmentDefinitions(), now.macvlanNetworks(),
+                now.ipPools(), now.overlappingRangeIPReservations(), now.nodeSlicePools(), now.livePods(),
+                now.boundPods(), now.heldPods(), new PodChanges(before.livePods(), before.boundPods(), came, was, is));
+    }
 }

@@ -34,7 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * unbound, moved or re-sent equal, a pod is deleted or created again, or a NetworkAttachmentDefinition is re-sent
  * (as it was, overlapping ranges off, or a narrower range). {@code rail3}'s pool does not exist at first; a third
  * network, {@code rail2b}, draws from {@code rail2}'s pool within other bounds; odd seeds give the ledger
- * whereabouts' namespace, so the pool copies in another namespace are left out.
+ * whereabouts' namespace, so the pool copies in another namespace are left out. Every snapshot after the first
+ * carries the {@link PodChanges} since the one before, as the cluster state hands them over, so the carried ledger
+ * updates its drawers, unrecorded addresses and stale allocations by them where it can.
  */
 class WholePoolCarriedCountsPropertyTest {
     private static final int NODES = 4;
@@ -271,6 +273,9 @@ class WholePoolCarriedCountsPropertyTest {
             }
         }
 
+        /** The snapshot before, for the {@link PodChanges} of the next (as the cluster state hands them over). */
+        private IpamSnapshot last;
+
         IpamSnapshot snapshot(Instant at) {
             IpamSnapshot.Builder b = IpamSnapshot.builder(at).networkAttachmentDefinition(rail2)
                     .networkAttachmentDefinition(rail3).networkAttachmentDefinition(rail2b);
@@ -279,7 +284,8 @@ class WholePoolCarriedCountsPropertyTest {
             reservations.values().forEach(b::overlappingRangeIPReservation);
             live.forEach(b::livePod);
             new ArrayList<>(bound.values()).forEach(b::boundPod);
-            return b.build();
+            last = IpamObjects.withChanges(last, b.build());
+            return last;
         }
     }
 }
