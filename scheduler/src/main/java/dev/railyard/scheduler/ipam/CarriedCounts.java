@@ -81,12 +81,21 @@ final class CarriedCounts {
     record DrawerGroup(NetworkResolution res, int index, PMap<String, List<Drawer>> byPod) {
         /** @return the group's key in its pool: its network and range index */
         String key() {
-            return res.key() + "#" + index;
+            return groupKey(res, index);
         }
     }
 
     /** One drawer of a changed pod and the network range (a resolution and range index) it draws through. */
     record ChangedDrawer(NetworkResolution res, int index, Drawer drawer) {
+        /** @return the key of its {@link DrawerGroup} in its pool */
+        String groupKey() {
+            return CarriedCounts.groupKey(res, index);
+        }
+    }
+
+    /** @return a {@link DrawerGroup}'s key in its pool: the network's resolution key and the range index */
+    static String groupKey(NetworkResolution res, int index) {
+        return res.key() + "#" + index;
     }
 
     /**

@@ -199,10 +199,9 @@ final class UnrecordedAddresses {
                 return new CarriedCounts.Drawers(pods, Map.of(), true);
             }
             for (CarriedCounts.ChangedDrawer c : drawn) {
-                String group = c.res().key() + "#" + c.index();
-                firsts.putIfAbsent(group, c);
+                firsts.putIfAbsent(c.groupKey(), c);
                 byPool.computeIfAbsent(poolOf(c), k -> new LinkedHashMap<>())
-                        .computeIfAbsent(group, k -> new HashMap<>())
+                        .computeIfAbsent(c.groupKey(), k -> new HashMap<>())
                         .computeIfAbsent(c.drawer().podRef(), k -> new ArrayList<>()).add(c.drawer());
             }
         }
@@ -262,15 +261,12 @@ final class UnrecordedAddresses {
                 now.put(pod, List.copyOf(drawn));
                 Map<String, List<CarriedCounts.Drawer>> perGroup = new LinkedHashMap<>();
                 for (CarriedCounts.ChangedDrawer c : drawn) {
-                    CarriedCounts.DrawerGroup g = groups.computeIfAbsent(c.res().key() + "#" + c.index(),
-                            k -> new CarriedCounts.DrawerGroup(c.res(), c.index(), HashTreePMap.empty()));
-                    perGroup.computeIfAbsent(g.key(), k -> new ArrayList<>()).add(c.drawer());
+                    groups.putIfAbsent(c.groupKey(), new CarriedCounts.DrawerGroup(c.res(), c.index(),
+                            HashTreePMap.empty()));
+                    perGroup.computeIfAbsent(c.groupKey(), k -> new ArrayList<>()).add(c.drawer());
                 }
-                perGroup.forEach((key, l) -> {
-                    CarriedCounts.DrawerGroup g = groups.get(key);
-                    groups.put(key, new CarriedCounts.DrawerGroup(g.res(), g.index(), g.byPod().plus(pod,
-                            List.copyOf(l))));
-                });
+                perGroup.forEach((key, l) -> groups.computeIfPresent(key, (k, g) -> new CarriedCounts.DrawerGroup(
+                        g.res(), g.index(), g.byPod().plus(pod, List.copyOf(l)))));
             });
             frozen.put(pool, Map.copyOf(now));
             groups.values().removeIf(g -> g.byPod().isEmpty());
