@@ -185,7 +185,8 @@ public final class ClusterState {
     /**
      * One event, its object already in the form the state keeps (converted by the informer's thread, outside the
      * lock): {@link NodeFields}, {@link TopologyFields}, a {@link PodView} or the warning of a pod that cannot be
-     * read, a stripped small-kind object; null for a delete.
+     * read, a stripped small-kind object, or for an IPAM kind a {@link StateIpam.Read} (the stripped object and its
+     * {@code api} form); null for a delete.
      */
     private record Change(WatchedKind kind, String key, Object compact) {
     }
@@ -236,7 +237,9 @@ public final class ClusterState {
         }
         boolean statusRead = !kind.equals(WatchedKind.POD_GROUP) && !kind.equals(WatchedKind.COSCHEDULING_POD_GROUP)
                 && !kind.equals(WatchedKind.HYPER_NODE);
-        return Compact.strip(obj, statusRead);
+        GenericKubernetesResource stripped = Compact.strip(obj, statusRead);
+        StateIpam.Read read = StateIpam.read(kind, stripped);
+        return read != null ? read : stripped;
     }
 
     /** A pod that cannot be read: it is skipped, with this warning. */
@@ -326,13 +329,14 @@ public final class ClusterState {
             if (m == null) {
                 return;
             }
-            GenericKubernetesResource stripped = (GenericKubernetesResource) obj;
+            StateIpam.Read read = obj instanceof StateIpam.Read r ? r : null;
+            GenericKubernetesResource stripped = read != null ? read.stripped() : (GenericKubernetesResource) obj;
             GenericKubernetesResource old = m.put(key, stripped);
             if (stripped.equals(old)) {
                 m.put(key, old);
                 return;
             }
-            smallChanged(kind, key, stripped);
+            smallChanged(kind, key, read);
         }
         changes++;
     }
@@ -374,7 +378,7 @@ public final class ClusterState {
         changes++;
     }
 
-    private void smallChanged(WatchedKind kind, String key, GenericKubernetesResource now) {
+    private void smallChanged(WatchedKind kind, String key, StateIpam.Read now) {
         smallDirty.add(kind);
         if (kind.equals(WatchedKind.HYPER_NODE)) {
             fabricDirty = true;

@@ -71,10 +71,42 @@ final class StateIpam {
         return null;
     }
 
-    /** An IPAM object was added, updated ({@code now} its new form) or deleted ({@code now} null). */
-    void objectChanged(WatchedKind kind, String key, GenericKubernetesResource now) {
+    /**
+     * An IPAM object as an event brings it: the stripped generic form the state compares and lists, and its
+     * {@code api} class read from it, or the one-line reason it cannot be read.
+     *
+     * @param stripped the object without the fields the state never reads
+     * @param typed    its {@code api} form (e.g. {@link IPPool}), or null when it cannot be read
+     * @param warning  why it cannot be read, or null
+     */
+    record Read(GenericKubernetesResource stripped, Object typed, String warning) {
+    }
+
+    /**
+     * Reads an IPAM object into its {@code api} class. Called by the informer's thread when the event arrives, outside
+     * the state's lock, as pods and nodes are converted: the first call after an address change then applies the
+     * read object instead of decoding a pool of thousands of allocations itself.
+     *
+     * @param kind     the object's kind
+     * @param stripped the stripped object
+     * @return the read object, or null when {@code kind} is not an IPAM kind
+     */
+    static Read read(WatchedKind kind, GenericKubernetesResource stripped) {
         Class<?> type = type(kind);
         if (type == null) {
+            return null;
+        }
+        try {
+            return new Read(stripped, SERIALIZATION.convertValue(stripped, type), null);
+        } catch (RuntimeException e) {
+            return new Read(stripped, null, ObjectFields.describe(stripped) + ": cannot be read as " + kind.kind()
+                    + " (" + IpamSnapshotConverter.oneLine(e.getMessage()) + "); left out of the pool counts");
+        }
+    }
+
+    /** An IPAM object was added or updated ({@code now} as {@link #read} gave it) or deleted ({@code now} null). */
+    void objectChanged(WatchedKind kind, String key, Read now) {
+        if (type(kind) == null) {
             return;
         }
         TreeMap<String, Object> m = typed.computeIfAbsent(kind, k -> new TreeMap<>());
@@ -82,13 +114,10 @@ final class StateIpam {
         String wkey = kind.kind() + " " + key;
         warnings.remove(wkey);
         m.remove(key);
-        if (now != null) {
-            try {
-                m.put(key, SERIALIZATION.convertValue(now, type));
-            } catch (RuntimeException e) {
-                warnings.put(wkey, ObjectFields.describe(now) + ": cannot be read as " + kind.kind() + " ("
-                        + IpamSnapshotConverter.oneLine(e.getMessage()) + "); left out of the pool counts");
-            }
+        if (now != null && now.typed() != null) {
+            m.put(key, now.typed());
+        } else if (now != null) {
+            warnings.put(wkey, now.warning());
         }
         objectsDirty = true;
     }
