@@ -35,7 +35,8 @@ import java.util.function.Supplier;
  * The state core's own cost, in process (docs/performance.md "State core"): a cluster of N GPU nodes fed to the
  * real {@link ClusterState} object by object as the informers would (each Node with 20 labels, a NodeTopology of
  * the DGX shape, a training pod holding 8 GPUs on 90 % of nodes and 10 daemon pods on every node, 4 networks with
- * whereabouts IPPools, a pending 64-task × 8-GPU Volcano gang), then real decisions through
+ * whereabouts IPPools, a pending 64-task × 8-GPU Volcano gang; {@code -DfreeEvery=N} leaves one node in N free
+ * instead of one in 10, so at N = 100 the gang does not fit below 6,400 nodes), then real decisions through
  * {@link EnginePlacementDecisions}: snapshot after one pod change, a Volcano predicate (one node), a kube filter
  * over all N names, prioritize over 100 nodes, the first predicate after a pod update, after an address change
  * (an IPPool write) and after each step of a training pod's life (created pending, bound, deleted:
@@ -48,6 +49,8 @@ public final class StateCoreCost {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int DAEMONS = 10;
     private static final int GANG = 64;
+    /** One node in this many has no training pod (8 GPUs free): 10, or {@code -DfreeEvery=N}. */
+    private static final int FREE_EVERY = Integer.getInteger("freeEvery", 10);
 
     private StateCoreCost() {
     }
@@ -122,7 +125,7 @@ public final class StateCoreCost {
         for (int i = 0; i < byStep[0].length * 3; i++) {
             int step = i % 3;
             int k = i / 3;
-            String node = names.get((rnd.nextInt(Math.max(1, n / 10)) * 10 + 9) % n);
+            String node = names.get((rnd.nextInt(Math.max(1, n / FREE_EVERY)) * FREE_EVERY + FREE_EVERY - 1) % n);
             GenericKubernetesResource pod = trainingPod("probe-" + k, step == 0 ? null : node, k);
             if (step == 2) {
                 state.delete(WatchedKind.POD, pod);
@@ -225,7 +228,7 @@ public final class StateCoreCost {
                 put(state, WatchedKind.POD, daemon(node, k, "Running"));
                 pods++;
             }
-            if (i % 10 != 9) {
+            if (i % FREE_EVERY != FREE_EVERY - 1) {
                 String name = "train-" + i;
                 put(state, WatchedKind.POD, trainingPod(name, node, i));
                 pods++;
