@@ -2,18 +2,15 @@ package dev.railyard.scheduler.service;
 
 import dev.railyard.scheduler.engine.ReasonCode;
 import dev.railyard.scheduler.engine.Reason;
-import dev.railyard.api.hints.RankOrder;
 import dev.railyard.api.volcano.PodGroup;
 import dev.railyard.scheduler.cluster.ClusterObjects;
 import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.ClusterState;
-import dev.railyard.scheduler.cluster.NodeRecord;
 import dev.railyard.scheduler.cluster.PodView;
 import dev.railyard.scheduler.cluster.WatchedKind;
 import dev.railyard.scheduler.engine.BoundMember;
 import dev.railyard.scheduler.engine.ClusterSnapshot;
 import dev.railyard.scheduler.engine.GangContext;
-import dev.railyard.scheduler.engine.GangPlanner;
 import dev.railyard.scheduler.engine.GangSession;
 import dev.railyard.scheduler.engine.NodeAnswers;
 import dev.railyard.scheduler.engine.NodeScore;
@@ -25,10 +22,7 @@ import dev.railyard.scheduler.engine.PlacementPolicy;
 import dev.railyard.scheduler.engine.PlanOutcome;
 import dev.railyard.scheduler.engine.PlannedPod;
 import dev.railyard.scheduler.engine.PodRequest;
-import dev.railyard.scheduler.engine.RailVector;
-import dev.railyard.scheduler.hints.NcclSyntax;
 import dev.railyard.scheduler.hints.OffPlanHints;
-import dev.railyard.scheduler.hints.PlacementHints;
 import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
@@ -49,7 +43,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,10 +69,11 @@ import java.util.function.Supplier;
  *       that cannot hold it vetoes the allocation. {@code deallocateFunc} releases the holds.</li>
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
  *       addresses), reject with the plan's reasons otherwise.</li>
- *   <li><b>Bind hints</b>: the hint for the node in the Binding: the plan's pod when the plan chose that node,
- *       otherwise the GPUs on that node that keep the gang's rail set (the one its bound members hold, else the
- *       plan's), or the node's best pairing when it cannot offer it, with the gang's rank and size, said in the
- *       hint's {@code railChoice} ({@link OffPlanHints}); only for pods in Railyard's scope ({@link HintScope}).</li>
+ *   <li><b>Bind hints</b> ({@link BindHints}): the hint for the node in the Binding: the plan's pod when the plan
+ *       chose that node, otherwise the GPUs on that node that keep the gang's rail set (the one its bound members
+ *       hold, else the plan's), or the node's best pairing when it cannot offer it, with the gang's rank and size,
+ *       said in the hint's {@code railChoice} ({@link OffPlanHints}); only for pods in Railyard's scope
+ *       ({@link HintScope}). A pod not bound yet gets its gang decision as Filter does.</li>
  * </ul>
  * Members of the gang already bound are read from the cluster, not from memory (docs/adr/0005): each bound member
  * that holds its devices enters the plan as a {@link BoundMember} with the GPUs, rails and rank of its
@@ -102,12 +96,13 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private volatile Reservations reservations;
     private final GangReader gangReader = new GangReader();
     private volatile DecisionEvents events;
-    private final HintScope hintScope = new HintScope();
     /**
      * The lines a caller can repeat at will (a gang not enqueueable, hints for a pod the webhook names): one per kind
      * every 10 s. Each decision also has its Event, its hint annotation or its debug line.
      */
     private final RateLimitedLog lines = RateLimitedLog.of(LOG);
+    /** The hint annotations of a bind, over the same view, session, gang reader and lines. */
+    private final BindHints hints;
 
     /**
      * @param views        the cluster state's current view ({@link ClusterState#snapshot()}), or null while the
@@ -126,6 +121,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         this.registry = registry;
         this.session = new GangSession(engine);
         this.answers = new NodeAnswers(engine);
+        this.hints = new BindHints(this::view, engine, session, gangReader, lines, (view, pod) -> {
+            PodContext pc = contextOf(view, pod);
+            return new BindHints.PodDecision(pc.request(), pc.policy(), pc.planned(), pc.outcome());
+        });
         this.reservations = reservations(Reservations.Settings.DEFAULTS, HoldWriter.none());
     }
 
@@ -451,140 +450,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         }
     }
 
-    /**
-     * What the off-plan hint needs to know about the pod's gang, worked out from the cluster as the planner sees the
-     * gang (docs/adr/0005), so that it holds after a restart: the members already bound ({@link GangReader#boundMembers}, the
-     * pod itself left out) and the ones still to place (the pod among them), as one {@link GangRequest}.
-     * <ul>
-     *   <li>rail set: the one the bound, aligned members of the pod's shape hold ({@link GangRequest#boundRailSets},
-     *       the rule the planner holds the rest of the gang to), else the plan's rail vector for the pod;</li>
-     *   <li>rank: the plan's for the pod, else the one the bound members leave it ({@link GangPlanner#ranks}, as the
-     *       planner gives it); none with {@code rank-order: none};</li>
-     *   <li>size: bound members and members still to place, as the plan's own hints count it.</li>
-     * </ul>
-     *
-     * @param planned the pod's entry in the gang plan (current, or the one it was last steered by), or null
-     */
-    private OffPlanHints.GangSide gangSide(ClusterView view, PodView known, PlacementPolicy policy,
-                                          PlannedPod planned, PodRequest request) {
-        PodGroup group = view.podGroupOf(known);
-        if (group == null) {
-            return new OffPlanHints.GangSide(known.key(), 1, planned == null ? null : planned.rank(),
-                    planned == null ? null : planned.node(), planned == null ? null : planned.rails(),
-                    planned == null ? null : "the gang plan");
-        }
-        String gangKey = group.namespace() + "/" + group.name();
-        List<PodView> members = view.members(group);
-        List<BoundMember> bound = gangReader.boundMembers(view, gangKey, members, known.key());
-        // the pod and the members not bound yet share the ranks the bound ones leave, in rank order
-        List<PodView> toPlace = members.stream()
-                .filter(m -> m.key().equals(known.key()) || m.node() == null || m.node().isEmpty()).toList();
-        GangRequest gang = new GangRequest(group.namespace(), group.name(),
-                toPlace.stream().map(view::request).toList(), policy, bound);
-        RailVector rails = gang.boundRailSets(request).keySet().stream().findFirst().orElse(null);
-        String from = rails == null ? null : "its bound members' hints";
-        if (rails == null && planned != null) {
-            rails = planned.rails();
-            from = rails == null ? null : "the gang plan";
-        }
-        int position = toPlace.stream().map(PodView::key).toList().indexOf(known.key());
-        Integer rank = policy.rankOrder() == RankOrder.NONE ? null
-                : planned != null ? planned.rank()
-                : position < 0 ? null : GangPlanner.ranks(gang)[position];
-        return new OffPlanHints.GangSide(gangKey, gang.size(), rank, planned == null ? null : planned.node(), rails,
-                from);
-    }
-
-    /**
-     * Hints for a pod already bound (the backfill path): paired on its node as if its own GPUs were free, since the
-     * cluster view already counts them as taken by it; off its plan, it keeps the gang's rail set where the node
-     * offers it ({@link OffPlanHints}).
-     */
-    private Map<String, String> hintsForBoundPod(ClusterView view, PodView known, String nodeName,
-                                                 GangSession.Steered last) {
-        NodeRecord record = view.record(nodeName);
-        NodeState node = record == null ? null : record.without(known.key());
-        if (node == null || node.topology() == null) {
-            return Map.of();
-        }
-        PodRequest request = view.request(known);
-        PlacementPolicy policy = PlacementPolicy.resolve(null, view.podGroupOf(known), known.annotations(),
-                view.snapshot().fabric());
-        try {
-            // the node as if the pod's GPUs were free, with the view's networks (their pools' ranges give
-            // NCCL_IB_ADDR_RANGE)
-            ClusterSnapshot one = new ClusterSnapshot(List.of(node), new ArrayList<>(view.snapshot().networks()
-                    .values()), view.snapshot().fabric(), null);
-            OffPlanHints.Result r = OffPlanHints.hint(engine, one, nodeName, request, policy,
-                    gangSide(view, known, policy, last == null ? null : last.pod(), request));
-            if (r.hint() == null) {
-                lines.info("no hints", "no hints for bound pod {} on {}: {}", known.key(), nodeName, r.why());
-                return Map.of();
-            }
-            return new LinkedHashMap<>(PlacementHints.annotations(r.hint()));
-        } catch (RuntimeException e) {
-            lines.warn("hints failed", "no hints for bound pod {} on {}: {}", known.key(), nodeName, e.getMessage());
-            return Map.of();
-        }
-    }
-
     @Override
     public Map<String, String> bindHints(PodRef ref, String nodeName) {
-        Map<String, String> hints = plainBindHints(ref, nodeName);
-        ClusterView view = view();
-        PodView known = view == null || hints.isEmpty() ? null : view.pod(ref.namespace() + "/" + ref.name());
-        return known == null ? hints : NcclSyntax.rewrite(hints, known.annotations(), view.podGroupOf(known));
-    }
-
-    private Map<String, String> plainBindHints(PodRef ref, String nodeName) {
-        ClusterView view = view();
-        if (view == null) {
-            return Map.of();
-        }
-        String key = ref.namespace() + "/" + ref.name();
-        PodView known = view.pod(key);
-        if (known == null || view.snapshot().node(nodeName) == null
-                || view.snapshot().node(nodeName).topology() == null
-                || !hintScope.coversOrSays(view.snapshot(), view.request(known))) {
-            return Map.of();
-        }
-        GangSession.Steered last = session.steered(key);
-        if (last != null && last.pod().node().equals(nodeName)) {
-            try {
-                return PlacementHints.annotations(PlacementHints.hint(last.snapshot(), last.plan(), last.pod(),
-                        last.request()));
-            } catch (RuntimeException e) {
-                lines.warn("hints failed", "no hints for {} on {} from its plan: {}", key, nodeName, e.getMessage());
-            }
-        }
-        if (known.node() != null && !known.node().isEmpty()) {
-            return hintsForBoundPod(view, known, nodeName, last);
-        }
-        ExtenderPod pod = new ExtenderPod(ref, known.labels(), known.annotations(), "", null,
-                GangRef.of(ref.namespace(), known.labels(), known.annotations()), null);
-        PodContext pc = contextOf(view, pod);
-        try {
-            if (pc.planned() != null && pc.planned().node().equals(nodeName)) {
-                return PlacementHints.annotations(
-                        PlacementHints.hint(view.snapshot(), pc.outcome().plan(), pc.planned(), pc.request()));
-            }
-            // the scheduler chose another node than the plan: pair the pod on the node in the Binding, keeping the
-            // gang's rail set where that node offers it
-            PlannedPod planned = pc.planned() != null ? pc.planned() : last == null ? null : last.pod();
-            OffPlanHints.Result r = OffPlanHints.hint(engine, view.snapshot(), nodeName, pc.request(), pc.policy(),
-                    gangSide(view, known, pc.policy(), planned, pc.request()));
-            if (r.hint() == null) {
-                lines.info("no hints", "no hints for {} on {}: {}", key, nodeName, r.why());
-                return Map.of();
-            }
-            if (r.hint().railChoice() != null) {
-                lines.info("off plan", "hints for {} on {} off its plan: {}", key, nodeName,
-                        r.hint().railChoice().reason());
-            }
-            return new LinkedHashMap<>(PlacementHints.annotations(r.hint()));
-        } catch (RuntimeException e) {
-            lines.warn("hints failed", "no hints for {} on {}: {}", key, nodeName, e.getMessage());
-            return Map.of();
-        }
+        return hints.of(ref, nodeName);
     }
 }

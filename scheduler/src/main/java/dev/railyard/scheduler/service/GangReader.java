@@ -19,9 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * Reads a gang from the cluster state's view for {@link EnginePlacementDecisions}: its members from the PodGroup
- * index in rank order, its bound members (docs/adr/0005), once per view; and says once per gang or pod what it could
- * not read. Thread-safe.
+ * Reads a gang from the cluster state's view for {@link EnginePlacementDecisions} and {@link BindHints}: its members
+ * from the PodGroup index in rank order, its bound members (docs/adr/0005), once per view; and says once per gang or
+ * pod what it could not read. Thread-safe.
  */
 final class GangReader {
     private static final Logger LOG = LoggerFactory.getLogger(GangReader.class);
