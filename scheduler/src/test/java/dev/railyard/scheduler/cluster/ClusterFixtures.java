@@ -116,10 +116,67 @@ public final class ClusterFixtures {
 
     /** @return a macvlan NetworkAttachmentDefinition with a whereabouts range */
     public static GenericKubernetesResource nad(String namespace, String name, String master, String range) {
+        return whereaboutsNad(namespace, name, master, "\"range\":\"" + range + "\"");
+    }
+
+    /**
+     * @return a macvlan NetworkAttachmentDefinition on {@code master} whose whereabouts IPAM has the given members
+     *         ({@code "range":"10.20.0.0/26","node_slice_size":"/28"}: JSON object members, without braces)
+     */
+    public static GenericKubernetesResource whereaboutsNad(String namespace, String name, String master,
+                                                           String ipamMembers) {
         String config = "{\"cniVersion\":\"0.3.1\",\"name\":\"" + name + "\",\"type\":\"macvlan\",\"master\":\""
-                + master + "\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"whereabouts\",\"range\":\"" + range + "\"}}";
+                + master + "\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"whereabouts\"," + ipamMembers + "}}";
         return object(WatchedKind.NETWORK_ATTACHMENT_DEFINITION, namespace, name, null, null,
                 Map.of("spec", Map.of("config", config)));
+    }
+
+    /**
+     * @return a network-operator MacvlanNetwork (cluster-scoped) rendering into {@code networkNamespace}, with
+     *         {@code spec.ipam} as given (raw text, as the operator takes it) and, when {@code state} is not null, a
+     *         status with that state and {@code reason}
+     */
+    public static GenericKubernetesResource macvlanNetwork(String name, String networkNamespace, String master,
+                                                           String ipam, String state, String reason) {
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("networkNamespace", networkNamespace);
+        spec.put("master", master);
+        spec.put("mode", "bridge");
+        spec.put("mtu", 1500);
+        spec.put("ipam", ipam);
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("spec", spec);
+        if (state != null) {
+            Map<String, Object> status = new LinkedHashMap<>();
+            status.put("state", state);
+            if (reason != null) {
+                status.put("reason", reason);
+            }
+            fields.put("status", status);
+        }
+        return object(WatchedKind.MACVLAN_NETWORK, null, name, null, null, fields);
+    }
+
+    /**
+     * @return a whereabouts OverlappingRangeIPReservation: {@code name} is the address it reserves, prefixed
+     *         {@code <network_name>-} when the network has one (docs/formats/whereabouts.md §1)
+     */
+    public static GenericKubernetesResource reservation(String namespace, String name, String podref) {
+        return object(WatchedKind.OVERLAPPING_RANGE_RESERVATION, namespace, name, null, null,
+                Map.of("spec", Map.of("podref", podref, "ifname", "net1")));
+    }
+
+    /**
+     * @return a whereabouts NodeSlicePool of {@code range} cut into {@code sliceSize} slices; {@code slices} maps each
+     *         slice CIDR to its node ({@code ""} for a free slice), in the order of {@code status.allocations}
+     */
+    public static GenericKubernetesResource nodeSlicePool(String namespace, String name, String range,
+                                                          String sliceSize, Map<String, String> slices) {
+        List<Object> allocations = new ArrayList<>();
+        slices.forEach((slice, node) -> allocations.add(Map.of("nodeName", node, "sliceRange", slice)));
+        return object(WatchedKind.NODE_SLICE_POOL, namespace, name, null, null, Map.of(
+                "spec", Map.of("range", range, "sliceSize", sliceSize),
+                "status", Map.of("allocations", allocations)));
     }
 
     /** @return an IPPool; {@code podrefs[i]} holds offset i+1 */
