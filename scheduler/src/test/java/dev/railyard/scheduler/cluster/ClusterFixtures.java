@@ -221,7 +221,7 @@ public final class ClusterFixtures {
      * A {@code railyard.dev/placement} hint in the seed shape (GPU g on mlx5_(g/2) port 1, rail g/2, PIX) for
      * {@code gpus} on {@code node}, naming {@code gang} (namespace/name) with its size and this pod's rank.
      */
-    static String seedHint(String gang, String node, int gangSize, int rank, int... gpus) {
+    public static String seedHint(String gang, String node, int gangSize, int rank, int... gpus) {
         StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node + "\",\"gang\":\"" + gang
                 + "\",\"gangSize\":" + gangSize + ",\"rank\":" + rank + ",\"gpus\":[");
         for (int i = 0; i < gpus.length; i++) {

@@ -29,6 +29,7 @@ import static dev.railyard.scheduler.cluster.ClusterFixtures.node;
 import static dev.railyard.scheduler.cluster.ClusterFixtures.objects;
 import static dev.railyard.scheduler.cluster.ClusterFixtures.pod;
 import static dev.railyard.scheduler.cluster.ClusterFixtures.podGroup;
+import static dev.railyard.scheduler.cluster.ClusterFixtures.seedHint;
 import static dev.railyard.scheduler.cluster.ClusterFixtures.seedShape;
 import static dev.railyard.scheduler.cluster.ClusterFixtures.topology;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,18 +70,6 @@ class BindHintsTest {
 
     private static ClusterView view(List<GenericKubernetesResource> all) {
         return ClusterView.of(objects(all), null, null);
-    }
-
-    /** @return a seed-shaped hint naming {@code gpus} on {@code node} (GPU g on mlx5_(g/2) port 1, rail g/2, PIX) */
-    private static String seedHint(String gang, String node, int gangSize, int rank, int... gpus) {
-        StringBuilder b = new StringBuilder("{\"version\":1,\"node\":\"" + node + "\",\"gang\":\"" + gang
-                + "\",\"gangSize\":" + gangSize + ",\"rank\":" + rank + ",\"gpus\":[");
-        for (int i = 0; i < gpus.length; i++) {
-            b.append(i == 0 ? "" : ",").append("{\"gpu\":").append(gpus[i]).append(",\"hca\":\"mlx5_")
-                    .append(gpus[i] / 2).append("\",\"port\":1,\"rail\":").append(gpus[i] / 2)
-                    .append(",\"distance\":\"PIX\"}");
-        }
-        return b.append("]}").toString();
     }
 
     private static Map<String, String> with(Map<String, String> a, String key, String value) {
