@@ -94,6 +94,8 @@ import java.util.TreeMap;
  */
 public final class GangPlanner {
     private final EngineSettings settings;
+    /** Each node state's free GPUs and twin key, kept across plans while the state keeps the instance. */
+    private final NodeFacts facts = new NodeFacts();
 
     public GangPlanner(EngineSettings settings) {
         this.settings = settings == null ? EngineSettings.defaults() : settings;
@@ -291,14 +293,14 @@ public final class GangPlanner {
         boolean multi = classes.stream().anyMatch(c -> c.shapeCount > 1);
         long[] nodeFree = new long[snapshot.nodes().size()];
         for (int i = 0; i < nodeFree.length; i++) {
-            nodeFree[i] = snapshot.nodes().get(i).freeGpuCount();
+            nodeFree[i] = facts.of(snapshot.nodes().get(i)).freeGpus();
         }
         Failure lastFailure = null;
         List<NodeVerdict> verdicts = List.of();
         NodeRailView[][] views = null;
         for (boolean strict : affinityOptions) {
             PcieDistance limit = strict ? policy.maxDistance() : null;
-            views = NodeViews.build(snapshot, classes, limit, excluded);
+            views = NodeViews.build(snapshot, classes, limit, excluded, facts);
             verdicts = PlanResults.verdicts(snapshot, classes, views, excluded);
             PlanInputs in = new PlanInputs(snapshot, classes, views, nodeFree, prep.kept(), settings.cost());
             RailSetSearch search = new RailSetSearch(in, settings.maxRailVectors());

@@ -2,7 +2,6 @@ package dev.railyard.scheduler.engine;
 
 import dev.railyard.api.topology.PcieDistance;
 
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,33 +16,28 @@ final class NodeViews {
     private NodeViews() {
     }
 
-    /** What makes two nodes' views identical for one pod shape. */
-    private record TwinKey(int spec, Set<Integer> allocated, List<HcaResource> resources, boolean schedulable) {
-    }
-
     /**
      * @param snapshot the cluster
      * @param classes  the gang's pod classes
      * @param limit    farthest GPU–HCA distance a GPU may pair at, or null for any
      * @param excluded names of nodes left out (their node-slice pool is dry)
+     * @param facts    each node's twin key ({@link NodeFacts})
      * @return {@code views[c][i]}: node i as class c sees it; null where excluded or ruled out by the class's node
      *         affinity
      */
     static NodeRailView[][] build(ClusterSnapshot snapshot, List<PodClass> classes, PcieDistance limit,
-                                  Set<String> excluded) {
+                                  Set<String> excluded, NodeFacts facts) {
         List<NodeState> nodes = snapshot.nodes();
         NodeRailView[][] v = new NodeRailView[classes.size()][nodes.size()];
-        IdentityHashMap<Object, Integer> specIds = new IdentityHashMap<>();
         for (int c = 0; c < classes.size(); c++) {
-            Map<TwinKey, NodeRailView> twins = new HashMap<>();
+            // twin keys are interned: one instance per key, so an identity map finds a node's twin without equals
+            Map<NodeFacts.TwinKey, NodeRailView> twins = new IdentityHashMap<>();
             for (int i = 0; i < nodes.size(); i++) {
                 NodeState ns = nodes.get(i);
                 if (excluded.contains(ns.name()) || !classes.get(c).template.nodeAffinity().matches(ns)) {
                     continue;
                 }
-                Object spec = ns.topology() == null ? TwinKey.class : ns.topology();
-                TwinKey key = new TwinKey(specIds.computeIfAbsent(spec, k -> specIds.size()), ns.allocatedGpus(),
-                        ns.hcaResources(), ns.schedulable());
+                NodeFacts.TwinKey key = facts.of(ns).twin();
                 NodeRailView twin = twins.get(key);
                 if (twin != null) {
                     v[c][i] = twin.forTwin(ns);
