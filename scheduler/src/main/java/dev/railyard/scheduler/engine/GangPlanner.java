@@ -292,15 +292,17 @@ public final class GangPlanner {
         };
         boolean multi = classes.stream().anyMatch(c -> c.shapeCount > 1);
         long[] nodeFree = new long[snapshot.nodes().size()];
+        NodeFacts.Fact[] nodeFacts = new NodeFacts.Fact[nodeFree.length];
         for (int i = 0; i < nodeFree.length; i++) {
-            nodeFree[i] = facts.of(snapshot.nodes().get(i)).freeGpus();
+            nodeFacts[i] = facts.of(snapshot.nodes().get(i));
+            nodeFree[i] = nodeFacts[i].freeGpus();
         }
         Failure lastFailure = null;
         List<NodeVerdict> verdicts = List.of();
         NodeRailView[][] views = null;
         for (boolean strict : affinityOptions) {
             PcieDistance limit = strict ? policy.maxDistance() : null;
-            views = NodeViews.build(snapshot, classes, limit, excluded, facts);
+            views = NodeViews.build(snapshot, classes, limit, excluded, nodeFacts);
             verdicts = PlanResults.verdicts(snapshot, classes, views, excluded);
             PlanInputs in = new PlanInputs(snapshot, classes, views, nodeFree, prep.kept(), settings.cost());
             RailSetSearch search = new RailSetSearch(in, settings.maxRailVectors());

@@ -21,12 +21,12 @@ final class NodeViews {
      * @param classes  the gang's pod classes
      * @param limit    farthest GPU–HCA distance a GPU may pair at, or null for any
      * @param excluded names of nodes left out (their node-slice pool is dry)
-     * @param facts    each node's twin key ({@link NodeFacts})
+     * @param facts    {@code facts[i]}: node i's facts ({@link NodeFacts}), for its twin key
      * @return {@code views[c][i]}: node i as class c sees it; null where excluded or ruled out by the class's node
      *         affinity
      */
     static NodeRailView[][] build(ClusterSnapshot snapshot, List<PodClass> classes, PcieDistance limit,
-                                  Set<String> excluded, NodeFacts facts) {
+                                  Set<String> excluded, NodeFacts.Fact[] facts) {
         List<NodeState> nodes = snapshot.nodes();
         NodeRailView[][] v = new NodeRailView[classes.size()][nodes.size()];
         for (int c = 0; c < classes.size(); c++) {
@@ -37,7 +37,7 @@ final class NodeViews {
                 if (excluded.contains(ns.name()) || !classes.get(c).template.nodeAffinity().matches(ns)) {
                     continue;
                 }
-                NodeFacts.TwinKey key = facts.of(ns).twin();
+                NodeFacts.TwinKey key = facts[i].twin();
                 NodeRailView twin = twins.get(key);
                 if (twin != null) {
                     v[c][i] = twin.forTwin(ns);
