@@ -96,6 +96,8 @@ public final class GangPlanner {
     private final EngineSettings settings;
     /** Each node state's free GPUs and twin key, kept across plans while the state keeps the instance. */
     private final NodeFacts facts = new NodeFacts();
+    /** How many pods of a GPU count the cluster's free GPUs can hold at most, per snapshot. */
+    private final FreeGpuBound freeGpus = new FreeGpuBound();
 
     public GangPlanner(EngineSettings settings) {
         this.settings = settings == null ? EngineSettings.defaults() : settings;
@@ -116,10 +118,30 @@ public final class GangPlanner {
      * @return a plan, or the reasons there is none
      */
     public PlanOutcome plan(ClusterSnapshot snapshot, GangRequest gang) {
+        return plan(snapshot, gang, false);
+    }
+
+    /**
+     * {@link #plan}, without the search when the cluster's free GPUs cannot hold some pod shape of the gang at all
+     * ({@link FreeGpuBound}): the answer is then unschedulable with one {@link ReasonCode#GANG_TOO_LARGE} reason,
+     * {@link #plan}'s pool verdict and notices, and no per-node verdicts. Whether there is a plan, the plan itself
+     * and the pool verdict are always {@link #plan}'s; only an unschedulable answer's reasons, verdicts and summary
+     * may differ. For callers that read nothing else and ask again on every cluster change (the gang session: a
+     * pending gang waiting for room); explain and enqueue use {@link #plan}, whose reasons name every node.
+     *
+     * @param snapshot the cluster
+     * @param gang     the gang
+     * @return a plan, or why there is none
+     */
+    public PlanOutcome planUnlessShort(ClusterSnapshot snapshot, GangRequest gang) {
+        return plan(snapshot, gang, true);
+    }
+
+    private PlanOutcome plan(ClusterSnapshot snapshot, GangRequest gang, boolean boundFirst) {
         Set<String> excluded = new HashSet<>();
         PlanOutcome out = null;
         for (int round = 0; round < 3; round++) {
-            out = planOnce(snapshot, gang, excluded);
+            out = planOnce(snapshot, gang, excluded, boundFirst && round == 0);
             if (!out.schedulable() || snapshot.pools() == null) {
                 return out;
             }
@@ -278,10 +300,21 @@ public final class GangPlanner {
         return out;
     }
 
-    private PlanOutcome planOnce(ClusterSnapshot snapshot, GangRequest gang, Set<String> excluded) {
+    private PlanOutcome planOnce(ClusterSnapshot snapshot, GangRequest gang, Set<String> excluded,
+                                 boolean boundFirst) {
         Prepared prep = prepare(snapshot, gang);
         if (prep.refused() != null) {
             return prep.refused();
+        }
+        if (boundFirst) {
+            for (PodClass c : prep.classes()) {
+                long fit = c.template.gpus() < 1 ? Long.MAX_VALUE : freeGpus.pods(snapshot, c.template.gpus());
+                if (fit < c.count()) {
+                    Reason r = new Reason(ReasonCode.GANG_TOO_LARGE, "not enough room for the gang",
+                            c.describe() + " needed, the cluster's free GPUs hold at most " + fit);
+                    return PlanResults.unschedulable(gang, List.of(r), List.of(), prep.pools(), prep.notices());
+                }
+            }
         }
         PlacementPolicy policy = gang.policy();
         List<PodClass> classes = prep.classes();

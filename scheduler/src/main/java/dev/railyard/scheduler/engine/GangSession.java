@@ -296,7 +296,9 @@ public final class GangSession {
             GangRequest request = new GangRequest(gang.namespace(), gang.name(),
                     toPlace.stream().map(Member::request).toList(), gang.planPolicy())
                     .withBound(gang.bound().get());
-            PlanOutcome outcome = engine.plan(snapshot, request);
+            // only whether there is a plan, the plan and the pools' verdict are read here: a gang the cluster's
+            // free GPUs cannot hold is answered without a search on each cluster change while it waits for room
+            PlanOutcome outcome = engine.planUnlessShort(snapshot, request);
             LOG.debug("gang {}: {}", gang.key(), outcome.summary());
             return outcome;
         } catch (RuntimeException e) {

@@ -38,6 +38,14 @@ public final class PlacementEngine {
     }
 
     /**
+     * Plans a whole gang, answering at once when the cluster's free GPUs cannot hold it; see
+     * {@link GangPlanner#planUnlessShort}.
+     */
+    public PlanOutcome planUnlessShort(ClusterSnapshot snapshot, GangRequest gang) {
+        return planner.planUnlessShort(snapshot, gang);
+    }
+
+    /**
      * Filter: can {@code node} take {@code pod}? Checks, with reasons a person can read: the pod's node selector and
      * required node affinity, cordon, NodeTopology,
      * RDMA resources present with free slots, every network's master netdev on the node, enough free GPUs pairing

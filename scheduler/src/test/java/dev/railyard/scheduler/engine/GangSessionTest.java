@@ -74,6 +74,26 @@ class GangSessionTest {
     }
 
     @Test
+    void aGangTheFreeGpusCannotHoldIsAnsweredWithoutASearch() {
+        // n1..n3 full: one free 8-GPU node for two 8-GPU pods (GangPlanner#planUnlessShort)
+        List<NodeState> nodes = new ArrayList<>();
+        for (String n : List.of("n1", "n2", "n3")) {
+            nodes.add(node(n, seedShape(), Set.of(0, 1, 2, 3, 4, 5, 6, 7)));
+        }
+        nodes.add(node("n4", seedShape()));
+        ClusterSnapshot full = cluster(nodes, railOptimised(List.of(List.of("n1", "n2"), List.of("n3", "n4")), 4, 2));
+        GangSession.Decision d = session.decide(full, "prod/w-0", "w-0", gang(Map.of()));
+        assertThat(d.planned()).isNull();
+        assertThat(d.outcome().schedulable()).isFalse();
+        assertThat(d.outcome().reasons()).singleElement().satisfies(r -> assertThat(r.detail())
+                .endsWith("the cluster's free GPUs hold at most 1"));
+        assertThat(d.outcome().verdicts()).isEmpty();
+        // no member placed, no plan: judged on its own
+        assertThat(d.context().placed()).isEmpty();
+        assertThat(d.context().rails()).isNull();
+    }
+
+    @Test
     void aMemberBoundElsewhereThanPlannedMakesANewPlanAroundIt() {
         GangSession.Decision first = session.decide(snapshot(), "prod/w-1", "w-1", gang(Map.of()));
         String w0Planned = first.outcome().plan().pods().get(0).node();
