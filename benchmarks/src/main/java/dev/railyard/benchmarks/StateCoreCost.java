@@ -8,6 +8,7 @@ import dev.railyard.scheduler.cluster.WatchedKind;
 import dev.railyard.scheduler.engine.PlacementEngine;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
@@ -40,7 +41,9 @@ import java.util.function.Supplier;
  * {@link EnginePlacementDecisions}: snapshot after one pod change, a Volcano predicate (one node), a kube filter
  * over all N names, prioritize over 100 nodes, the first predicate after a pod update, after an address change
  * (an IPPool write) and after each step of a training pod's life (created pending, bound, deleted:
- * {@code -DpodLifecycle=N} events, 300 by default), and the gang's predicate storm (64 × N calls). Prints the figures with the machine's load; the black-box benchmark against a real
+ * {@code -DpodLifecycle=N} events, 300 by default), Volcano's {@code jobEnqueueable} for the pending gang
+ * ({@code -DenqueueCalls=N} per case, 200 by default), and the gang's predicate storm (64 × N calls). Prints the
+ * figures with the machine's load; the black-box benchmark against a real
  * kube-apiserver is the item-6 command of issue 14.
  *
  * <p>Run: {@code java -Xmx3g -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.StateCoreCost 1000 5000}
@@ -106,6 +109,7 @@ public final class StateCoreCost {
         });
         print("first predicate after an address change", firstAddress);
         podLifecycle(d, state, names, n, rnd, Integer.getInteger("podLifecycle", 300));
+        enqueueable(d, state, names, n, rnd, Integer.getInteger("enqueueCalls", 200));
         if (Boolean.getBoolean("firstOnly")) {
             return;
         }
@@ -137,6 +141,46 @@ public final class StateCoreCost {
         print("first predicate after a training pod is created (pending)", byStep[0]);
         print("first predicate after a training pod is bound", byStep[1]);
         print("first predicate after a training pod is deleted", byStep[2]);
+    }
+
+    /**
+     * Volcano's {@code jobEnqueueable} for the pending gang (its 64 tasks), as vc-scheduler asks it for every pending
+     * job in every session: {@code count} untimed calls each after a training pod is created (the planner's code
+     * compiled), then {@code count} calls on an unchanged cluster, after a pod status update (a heartbeat: the
+     * engine snapshot stays) and after a training pod is created (a new snapshot).
+     */
+    private static void enqueueable(EnginePlacementDecisions d, ClusterState state, List<String> names, int n,
+                                    Random rnd, int count) {
+        List<ExtenderPod> tasks = new ArrayList<>();
+        for (int t = 0; t < GANG; t++) {
+            tasks.add(task(t));
+        }
+        GangJob job = new GangJob("bench/big", "uid-big", "bench", "big", "default", GANG, Map.of(), tasks);
+        // untimed first: a plan on each new snapshot, so the planner's code is compiled whichever path ran before
+        String[] what = {"(warm-up)", "on an unchanged cluster", "after a pod status update",
+            "after a training pod is created"};
+        for (int kind = 0; kind < what.length; kind++) {
+            long[] out = new long[count];
+            for (int i = 0; i < count; i++) {
+                if (kind == 2) {
+                    state.upsert(WatchedKind.POD, daemon(names.get(rnd.nextInt(n)), rnd.nextInt(DAEMONS),
+                            i % 2 == 0 ? "Failed" : "Running"));
+                } else if (kind != 1) {
+                    state.upsert(WatchedKind.POD, trainingPod("enqueue-probe-" + kind + "-" + i, null, i));
+                }
+                long s = cpu();
+                d.enqueueable(job);
+                out[i] = cpu() - s;
+            }
+            if (kind > 0) {
+                print("jobEnqueueable (64 tasks) " + what[kind], out);
+            }
+        }
+        for (int kind : new int[]{0, 3}) {
+            for (int i = 0; i < count; i++) {
+                state.delete(WatchedKind.POD, trainingPod("enqueue-probe-" + kind + "-" + i, null, i));
+            }
+        }
     }
 
     /**

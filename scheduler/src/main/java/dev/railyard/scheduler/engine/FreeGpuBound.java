@@ -14,9 +14,9 @@ import java.util.List;
  * <p>The nodes' free-GPU histogram is kept for the last snapshot asked about, and the next snapshot with as many
  * nodes is worked out from it: one identity comparison per node, and a free-GPU count for each position whose node
  * state instance differs (the incremental cluster state keeps an unchanged node's instance, docs/adr/0008, so that
- * is the nodes that changed). Any other snapshot is counted in full. Every pending gang asking on one snapshot then
- * pays O(distinct free counts). Thread-safe: the kept state is immutable, and a racing call works it out again with
- * the same answer.
+ * is the nodes that changed). Any other snapshot is counted in full. Every pending gang asking again on one snapshot
+ * then pays O(most free GPUs on a node). Thread-safe: the kept state is immutable, and a racing call works it out
+ * again with the same answer.
  */
 final class FreeGpuBound {
     /**

@@ -115,15 +115,8 @@ public final class GangSession {
     public record Decision(GangContext context, PlannedPod planned, PlanOutcome outcome) {
     }
 
-    /**
-     * Plans made on one snapshot: the session's, by gang and member set, and the admission questions', by request.
-     */
-    private record Memo(ClusterSnapshot snapshot, ConcurrentMap<String, PlanOutcome> plans,
-                        ConcurrentMap<GangRequest, PlanOutcome> admissions) {
+    private record Memo(ClusterSnapshot snapshot, ConcurrentMap<String, PlanOutcome> plans) {
     }
-
-    /** Admission plans kept per snapshot at most; more are made without being kept. */
-    private static final int MAX_ADMISSIONS = 1_000;
 
     /** @param engine the engine that plans */
     public GangSession(PlacementEngine engine) {
@@ -288,40 +281,13 @@ public final class GangSession {
         for (Member m : toPlace) {
             key.append(m.key()).append(',');
         }
-        // concurrent calls for one gang (Volcano's 16 workers) wait for the one plan instead of each making it
-        return memo(snapshot).plans().computeIfAbsent(key.toString(), k -> plan(snapshot, gang, toPlace));
-    }
-
-    /**
-     * The whole gang's plan for an admission question (Volcano's {@code jobEnqueueable}): {@link PlacementEngine#plan},
-     * made once per snapshot and equal request. Volcano asks it for every pending job in every scheduling session
-     * (once a second by default), and the answer depends on nothing else.
-     *
-     * @param snapshot the cluster
-     * @param request  the gang, every pod it still has to place
-     * @return the plan, or why there is none, with every node's verdict
-     */
-    public PlanOutcome planForAdmission(ClusterSnapshot snapshot, GangRequest request) {
-        Memo m = memo(snapshot);
-        PlanOutcome known = m.admissions().get(request);
-        if (known != null) {
-            return known;
-        }
-        PlanOutcome outcome = engine.plan(snapshot, request);
-        if (m.admissions().size() < MAX_ADMISSIONS) {
-            m.admissions().putIfAbsent(request, outcome);
-        }
-        return outcome;
-    }
-
-    /** @return the plans made on this snapshot (a new, empty record when the snapshot is not the last one's) */
-    private Memo memo(ClusterSnapshot snapshot) {
         Memo m = memo;
         if (m == null || m.snapshot() != snapshot) {
-            m = new Memo(snapshot, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+            m = new Memo(snapshot, new ConcurrentHashMap<>());
             memo = m;
         }
-        return m;
+        // concurrent calls for one gang (Volcano's 16 workers) wait for the one plan instead of each making it
+        return m.plans().computeIfAbsent(key.toString(), k -> plan(snapshot, gang, toPlace));
     }
 
     private PlanOutcome plan(ClusterSnapshot snapshot, Gang gang, List<Member> toPlace) {

@@ -376,7 +376,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 ? Map.of() : view.members(group).stream().filter(m -> m.node() == null).findFirst()
                 .map(PodView::annotations).orElse(Map.of());
         PlacementPolicy policy = PlacementPolicy.resolve(null, group, podHints, view.snapshot().fabric());
-        PlanOutcome outcome = session.planForAdmission(view.snapshot(),
+        PlanOutcome outcome = engine.plan(view.snapshot(),
                 new GangRequest(job.namespace(), job.podGroupName(), requests, policy));
         if (outcome.schedulable()) {
             return GangVerdict.permit();

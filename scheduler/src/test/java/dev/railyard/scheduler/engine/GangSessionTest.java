@@ -94,23 +94,6 @@ class GangSessionTest {
     }
 
     @Test
-    void anAdmissionQuestionIsPlannedOncePerSnapshotAndEqualRequest() {
-        ClusterSnapshot first = snapshot();
-        GangRequest ask = EngineFixtures.gang("g", 2, 8, POLICY);
-        PlanOutcome once = session.planForAdmission(first, ask);
-        // the full plan, with every node's verdict: two 8-GPU pods on two free nodes of one SU
-        assertThat(once).isEqualTo(engine.plan(first, ask));
-        assertThat(once.verdicts()).hasSize(4);
-        // an equal request (Volcano's next session builds a new one) on the same snapshot: the same plan
-        assertThat(session.planForAdmission(first, EngineFixtures.gang("g", 2, 8, POLICY))).isSameAs(once);
-        // another request, or another snapshot: planned again
-        assertThat(session.planForAdmission(first, EngineFixtures.gang("g", 1, 8, POLICY))).isNotSameAs(once);
-        ClusterSnapshot next = snapshot("n1");
-        PlanOutcome again = session.planForAdmission(next, ask);
-        assertThat(again).isNotSameAs(once).isEqualTo(engine.plan(next, ask));
-    }
-
-    @Test
     void aMemberBoundElsewhereThanPlannedMakesANewPlanAroundIt() {
         GangSession.Decision first = session.decide(snapshot(), "prod/w-1", "w-1", gang(Map.of()));
         String w0Planned = first.outcome().plan().pods().get(0).node();

@@ -159,16 +159,4 @@ class GangAdmissionTest {
         // and the same when the snapshot carries no task yet: the members are counted for Volcano's schedulers only
         assertThat(d.enqueueable(job(List.of())).outcome()).isEqualTo(GangVerdict.Outcome.PERMIT);
     }
-
-    @Test
-    void theSameQuestionAskedAgainIsAnEqualRequest() {
-        // Volcano asks jobEnqueueable for a pending job in every session with a new body: the requests read from two
-        // such calls must be equal, or the gang session's admission plan (one per snapshot and equal request) is
-        // made again on every call
-        var view = dev.railyard.scheduler.cluster.ClusterView.of(objects(cluster(true)), null, null);
-        var group = view.podGroup("prod/pg");
-        var first = AdmissionRequests.of(view, group, job(List.of(member("p0"))), java.util.Set.of("volcano"));
-        var again = AdmissionRequests.of(view, group, job(List.of(member("p0"))), java.util.Set.of("volcano"));
-        assertThat(first).hasSize(2).isEqualTo(again);
-    }
 }
