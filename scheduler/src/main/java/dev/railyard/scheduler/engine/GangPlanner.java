@@ -310,9 +310,8 @@ public final class GangPlanner {
             for (PodClass c : prep.classes()) {
                 long fit = c.template.gpus() < 1 ? Long.MAX_VALUE : freeGpus.pods(snapshot, c.template.gpus());
                 if (fit < c.count()) {
-                    Reason r = new Reason(ReasonCode.GANG_TOO_LARGE, "not enough room for the gang",
-                            c.describe() + " needed, the cluster's free GPUs hold at most " + fit);
-                    return PlanResults.unschedulable(gang, List.of(r), List.of(), prep.pools(), prep.notices());
+                    return PlanResults.unschedulable(gang, List.of(c.tooFewFreeGpus(fit)), List.of(), prep.pools(),
+                            prep.notices());
                 }
             }
         }

@@ -98,7 +98,19 @@ final class PodClass {
      * @return the reason the class does not fit
      */
     Reason tooLarge(long cap) {
-        return new Reason(ReasonCode.GANG_TOO_LARGE, "not enough room for the gang",
-                describe() + " needed, the usable nodes hold " + cap);
+        return tooLarge(cap, "the usable nodes hold ");
+    }
+
+    /**
+     * @param fit the most pods of the class the cluster's free GPUs hold ({@link FreeGpuBound})
+     * @return the reason the class does not fit, found before any search
+     */
+    Reason tooFewFreeGpus(long fit) {
+        return tooLarge(fit, "the cluster's free GPUs hold at most ");
+    }
+
+    private Reason tooLarge(long pods, String held) {
+        return new Reason(ReasonCode.GANG_TOO_LARGE, "not enough room for the gang", describe() + " needed, " + held
+                + pods);
     }
 }

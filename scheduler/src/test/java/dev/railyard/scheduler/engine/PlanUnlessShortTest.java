@@ -85,7 +85,7 @@ class PlanUnlessShortTest {
         assertThat(bound.pods(snap, 4)).isEqualTo(2 + 1);
         assertThat(bound.pods(snap, 8)).isEqualTo(1);
         assertThat(bound.pods(snap, 9)).isZero();
-        // the next snapshot is counted afresh: node a lost a GPU
+        // the next snapshot (worked out from this one's counts): node a lost a GPU
         ClusterSnapshot next = snap.withNodes(List.of(node("a", seed, Set.of(5))));
         assertThat(bound.pods(next, 8)).isZero();
         assertThat(bound.pods(next, 1)).isEqualTo(7 + 7 + 3);
