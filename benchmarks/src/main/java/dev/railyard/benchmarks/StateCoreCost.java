@@ -1,6 +1,7 @@
 package dev.railyard.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.railyard.benchmarks.scale.VolcanoWire;
 import dev.railyard.scheduler.cluster.ClusterState;
 import dev.railyard.scheduler.cluster.ClusterView;
 import dev.railyard.scheduler.cluster.KeysOnlyItemStore;
@@ -12,6 +13,8 @@ import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.ResourceRequests;
+import dev.railyard.scheduler.protocol.kube.Binder;
+import dev.railyard.scheduler.protocol.kube.KubeExtender;
 import dev.railyard.scheduler.service.EnginePlacementDecisions;
 import dev.railyard.scheduler.simulate.GeneratedCluster;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -42,7 +45,8 @@ import java.util.function.Supplier;
  * over all N names, prioritize over 100 nodes, the first predicate after a pod update, after an address change
  * (an IPPool write) and after each step of a training pod's life (created pending, bound, deleted:
  * {@code -DpodLifecycle=N} events, 300 by default), Volcano's {@code jobEnqueueable} for the pending gang
- * ({@code -DenqueueCalls=N} per case, 200 by default), and the gang's predicate storm (64 × N calls). Prints the
+ * ({@code -DenqueueCalls=N} per case, 200 by default), the kube filter through its adapter (parse, decide, reply;
+ * {@code -DkubeFilterOnly=true} measures only that), and the gang's predicate storm (64 × N calls). Prints the
  * figures with the machine's load; the black-box benchmark against a real
  * kube-apiserver is the item-6 command of issue 14.
  *
@@ -83,6 +87,10 @@ public final class StateCoreCost {
                 new SimpleMeterRegistry());
         List<String> names = first.snapshot().nodeNames();
         Random rnd = new Random(1);
+        if (Boolean.getBoolean("kubeFilterOnly")) {
+            kubeFilterWire(d, names, n);
+            return;
+        }
         // snapshot after one pod change (a daemon pod flips phase: its node's record is made again)
         long[] snap = new long[2000];
         for (int i = 0; i < snap.length; i++) {
@@ -202,7 +210,8 @@ public final class StateCoreCost {
     }
 
     /** kube-scheduler's filter over every node name, prioritize over 100 nodes, and a whole gang's predicates. */
-    private static void fullListCalls(EnginePlacementDecisions d, List<String> names, int n, Random rnd) {
+    private static void fullListCalls(EnginePlacementDecisions d, List<String> names, int n, Random rnd)
+            throws Exception {
         long[] kube = new long[40];
         for (int i = 0; i < kube.length; i++) {
             ExtenderPod t = task(i % GANG);
@@ -211,6 +220,7 @@ public final class StateCoreCost {
             kube[i] = cpu() - s;
         }
         print("kube filter over all " + n + " names", kube);
+        kubeFilterWire(d, names, n);
         long[] prio = new long[2000];
         for (int i = 0; i < prio.length; i++) {
             int from = rnd.nextInt(Math.max(1, n - 100));
@@ -231,6 +241,46 @@ public final class StateCoreCost {
         }
         System.out.printf(Locale.ROOT, "gang storm: %,d predicates in %.1f s wall, %.1f s CPU (one thread)%n",
                 (long) GANG * n, (System.nanoTime() - w0) / 1e9, (threads.getCurrentThreadCpuTime() - cpu0) / 1e9);
+    }
+
+    /**
+     * kube-scheduler's filter as serve answers it, without HTTP: {@link KubeExtender#filter} reads the
+     * {@code ExtenderArgs} body (a pending 8-GPU pod with the four networks, every node name), decides and writes the
+     * {@code ExtenderFilterResult}. {@code -DkubeFilterCalls=N} calls (40 by default) after as many untimed; prints
+     * CPU and bytes allocated per call, both of the calling thread, and the reply's CRC-32 (equal replies, equal
+     * answers).
+     */
+    private static void kubeFilterWire(EnginePlacementDecisions d, List<String> names, int n) throws Exception {
+        GenericKubernetesResource pod = trainingPod("kube-pending", null, 0);
+        pod.getMetadata().getAnnotations().remove("scheduling.k8s.io/group-name");
+        pod.getMetadata().getAnnotations().keySet().removeIf(k -> k.startsWith("volcano.sh/"));
+        pod.getMetadata().getLabels().clear();
+        byte[] body = VolcanoWire.kubeFilter(JSON.writeValueAsString(pod), names);
+        KubeExtender kube = new KubeExtender(d, Binder.unwired(), 50, new SimpleMeterRegistry());
+        int calls = Integer.getInteger("kubeFilterCalls", 40);
+        long[] cpu = new long[calls];
+        long[] bytes = new long[calls];
+        for (int i = 0; i < calls; i++) {
+            kube.filter(body); // untimed: the path compiled first
+        }
+        byte[] reply = null;
+        for (int i = 0; i < calls; i++) {
+            long b = allocated();
+            long s = cpu();
+            reply = kube.filter(body).body();
+            cpu[i] = cpu() - s;
+            bytes[i] = allocated() - b;
+        }
+        print("kube filter, " + n + " names, parse + decide + reply", cpu);
+        Arrays.sort(bytes);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(reply);
+        System.out.printf(Locale.ROOT, "  allocated per call p50 %,d bytes; request %,d bytes, reply %,d bytes (CRC-32 "
+                + "%08x)%n", bytes[calls / 2], body.length, reply.length, crc.getValue());
+    }
+
+    private static long allocated() {
+        return ((com.sun.management.ThreadMXBean) THREADS).getCurrentThreadAllocatedBytes();
     }
 
     private static KeysOnlyItemStore stubs;

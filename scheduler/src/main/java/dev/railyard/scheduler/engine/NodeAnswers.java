@@ -37,10 +37,18 @@ import java.util.concurrent.ConcurrentMap;
 public final class NodeAnswers {
     /** Questions kept at most. */
     static final int QUESTIONS = 128;
+    /** Distinct refusals shared at most. */
+    static final int STATUSES = 4096;
 
     private final PlacementEngine engine;
     private final Cache<Question, ConcurrentMap<String, Answer>> filters = cache();
     private final Cache<Question, ConcurrentMap<String, Answer>> scores = cache();
+    /**
+     * One instance per distinct refusal among the cached filter answers: thousands of full nodes refuse a pod with
+     * the same reasons, and sharing one {@link Status} keeps one copy of them, and of the reply's encoding of them
+     * ({@link Status#encodedMessage}), instead of one per node.
+     */
+    private final Cache<Status, Status> statuses = Caffeine.newBuilder().maximumSize(STATUSES).build();
     private volatile Unpooled unpooled;
 
     /**
@@ -211,7 +219,7 @@ public final class NodeAnswers {
             }
             Answer a = filterAnswers.get(node);
             if (a == null || a.node() != ns) {
-                a = new Answer(ns, engine.filter(withoutPools(s), pod, policy, node, ctx));
+                a = new Answer(ns, withSharedStatus(engine.filter(withoutPools(s), pod, policy, node, ctx)));
                 filterAnswers.put(node, a);
             }
             NodeVerdict base = (NodeVerdict) a.value();
@@ -259,6 +267,15 @@ public final class NodeAnswers {
             }
             return withTerms(base, proximity, headroom);
         }
+    }
+
+    /** @return the verdict with its status replaced by an equal one already kept, when there is one */
+    private NodeVerdict withSharedStatus(NodeVerdict v) {
+        if (v.feasible()) {
+            return v; // a pass has no reasons (Status.success() is one instance) or is a rare neutral one
+        }
+        Status one = statuses.get(v.status(), k -> k);
+        return one == v.status() ? v : new NodeVerdict(v.node(), one);
     }
 
     /** @return the reason {@link PlacementEngine#filter} gives for a pool verdict that refuses */

@@ -2,6 +2,7 @@ package dev.railyard.scheduler.engine;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The result of a decision, in kube-scheduler framework terms ({@code fwk.Status}: a code and reasons): what the
@@ -44,6 +45,11 @@ public final class Status {
     private final List<Reason> reasons;
     /** {@link #message()}, made on first use (a benign race: any thread makes the same string). */
     private String message;
+    /** {@link #encodedMessage}'s last encoding: the encoder and what it made of the message. */
+    private volatile Encoded encoded;
+
+    private record Encoded(Function<String, ?> encoder, Object value) {
+    }
 
     /**
      * @param code    the outcome
@@ -114,6 +120,26 @@ public final class Status {
             message = m;
         }
         return m;
+    }
+
+    /**
+     * The {@link #message()} as a protocol adapter writes it (for one, JSON-escaped UTF-8 bytes), made by
+     * {@code encoder} once per status and kept: a kube filter answers the engine's cached verdicts for thousands of
+     * nodes on every call, and encoding their reasons again was a quarter of its CPU (docs/performance.md). One
+     * encoding is kept per status; an encoder other than the last one's gets a fresh value, which then replaces it.
+     *
+     * @param encoder a pure function of the message, the same instance on every call (a constant of the adapter)
+     * @param <T>     what it makes; callers must not modify it
+     * @return {@code encoder.apply(message())}, computed at most once per status while the encoder is the same
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T encodedMessage(Function<String, T> encoder) {
+        Encoded e = encoded;
+        if (e == null || e.encoder() != encoder) {
+            e = new Encoded(encoder, Objects.requireNonNull(encoder.apply(message()), "encoded message"));
+            encoded = e;
+        }
+        return (T) e.value();
     }
 
     @Override

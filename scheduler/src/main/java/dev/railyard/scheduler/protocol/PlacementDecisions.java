@@ -107,4 +107,15 @@ public interface PlacementDecisions {
     default List<NodeVerdict> filterAndHold(ExtenderPod pod, List<String> nodeNames) {
         return filter(pod, nodeNames);
     }
+
+    /**
+     * The cluster's node names as a table the adapters read a request's names against ({@link KnownNames}): a name
+     * found there is the cluster's own string. Never blocks.
+     *
+     * @return the names of the cluster as last seen, or {@link KnownNames#NONE} when there is no cluster (then every
+     *         name is read as a new string, as before)
+     */
+    default KnownNames knownNodeNames() {
+        return KnownNames.NONE;
+    }
 }

@@ -35,6 +35,7 @@ import dev.railyard.scheduler.protocol.GangJob;
 import dev.railyard.scheduler.protocol.GangReadiness;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.GangVerdict;
+import dev.railyard.scheduler.protocol.KnownNames;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.topology.fabric.FabricModel;
@@ -217,6 +218,27 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     }
 
     private volatile ClusterView lastSeen;
+    /** {@link #knownNodeNames()}'s table, made again when the snapshot's node-name list is another instance. */
+    private volatile KnownNames knownNames = KnownNames.NONE;
+
+    /**
+     * @return the node names of the current snapshot; the table is made once per node set (the state shares one
+     *         name list while no node comes or goes), so most calls return the same table
+     */
+    @Override
+    public KnownNames knownNodeNames() {
+        ClusterView v = views.get();
+        if (v == null) {
+            return KnownNames.NONE;
+        }
+        List<String> names = v.snapshot().nodeNames();
+        KnownNames k = knownNames;
+        if (k.source() != names) {
+            k = KnownNames.of(names);
+            knownNames = k;
+        }
+        return k;
+    }
 
     private void countNeutral(String why) {
         registry.counter("railyard_neutral_answers_total", "why", why).increment();

@@ -140,4 +140,27 @@ class NodeAnswersTest {
                 null).reasons()).extracting(Reason::code).contains(ReasonCode.INSUFFICIENT_GPUS);
         assertThat(after.pod("prod/big")).extracting(PodView::gpus).isEqualTo(8);
     }
+    @Test
+    void fullNodesRefusingAlikeShareOneStatusAndStillAnswerAsTheEngine() {
+        // two seed-shaped nodes, each with a pod holding all 8 GPUs: a 1-GPU pod is refused on both with the same
+        // reasons ("insufficient free GPUs: 1 needed, 0 free"), so the cache keeps one Status for both
+        for (String n : List.of("full-1", "full-2")) {
+            add(WatchedKind.NODE, node(n, Map.of(), Map.of()));
+            add(WatchedKind.NODE_TOPOLOGY, topology(n, seedShape(), null));
+            add(WatchedKind.POD, pod("prod", "all-of-" + n, n, Map.of(), Map.of("nvidia.com/gpu", "8")));
+        }
+        ClusterSnapshot s = state.snapshot().snapshot();
+        PodRequest one = new PodRequest("prod", "p1", 1, Map.of(), PodNetworksRequest.of("prod", Map.of()), false);
+        PlacementPolicy policy = PlacementPolicy.defaults();
+        NodeVerdict engine1 = engine.filter(s, one, policy, "full-1", GangContext.none());
+        NodeVerdict engine2 = engine.filter(s, one, policy, "full-2", GangContext.none());
+        assertThat(engine1.status()).isEqualTo(engine2.status()).isNotSameAs(engine2.status());
+        assertThat(engine1.reasons()).extracting(Reason::code).containsExactly(ReasonCode.INSUFFICIENT_GPUS);
+
+        NodeVerdict cached1 = answers.filter(s, one, policy, "full-1", GangContext.none(), null);
+        NodeVerdict cached2 = answers.filter(s, one, policy, "full-2", GangContext.none(), null);
+        assertThat(cached1).isEqualTo(engine1);
+        assertThat(cached2).isEqualTo(engine2);
+        assertThat(cached2.status()).isSameAs(cached1.status());
+    }
 }

@@ -26,6 +26,13 @@ public class RecordingDecisions implements PlacementDecisions {
     public Function<GangJob, GangReadiness> ready = j -> GangReadiness.readyToCommit();
     public AllocationVerdict allocation = AllocationVerdict.accept();
     public Map<String, String> hints = Map.of();
+    /** The node names the adapters read requests against ({@link #knownNodeNames}). */
+    public KnownNames known = KnownNames.NONE;
+
+    @Override
+    public KnownNames knownNodeNames() {
+        return known;
+    }
 
     /**
      * A verdict whose reason reads {@code text} on the wire, with the code a real reason of that kind gets: a pool

@@ -19,10 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * kube-scheduler extender v1 adapter (kubernetes/kube-scheduler extender/v1/types.go; client
@@ -57,6 +59,17 @@ public final class KubeExtender {
     public static final int MAX_EXTENDER_PRIORITY = 10;
 
     private static final Logger LOG = LoggerFactory.getLogger(KubeExtender.class);
+
+    /**
+     * A verdict's reason as the content of a JSON string: the bytes the reply's own generator writes for it
+     * ({@link JsonGenerator#writeString(String)}, so escapes and surrogates come out exactly as before), without the
+     * quotes, which {@link JsonGenerator#writeRawUTF8String} adds. Kept per status ({@link Status#encodedMessage}),
+     * so the cached verdicts of a kube filter are escaped once, not on every call.
+     */
+    private static final Function<String, byte[]> JSON_STRING_CONTENT = m -> {
+        byte[] quoted = WireJson.write(g -> g.writeString(m));
+        return Arrays.copyOfRange(quoted, 1, quoted.length - 1);
+    };
 
     private final PlacementDecisions decisions;
     private final Binder binder;
@@ -101,7 +114,7 @@ public final class KubeExtender {
     /** filter: Filter over the candidate nodes. */
     public WireReply filter(byte[] body) throws WireFormatException {
         String verb = "kube filter";
-        var args = KubeRequestReader.readArgs(body, verb);
+        var args = KubeRequestReader.readArgs(body, verb, decisions.knownNodeNames());
         List<NodeVerdict> verdicts = PortAnswers.verdicts(args.nodeNames(),
                 decisions.filterAndHold(args.pod(), args.nodeNames()));
         metrics.recordVerdicts("filter", verdicts);
@@ -151,7 +164,9 @@ public final class KubeExtender {
         g.writeObjectFieldStart(key);
         for (NodeVerdict v : verdicts) {
             if (v.code() == code) {
-                g.writeStringField(v.node(), v.describe());
+                g.writeFieldName(v.node());
+                byte[] reason = v.status().encodedMessage(JSON_STRING_CONTENT);
+                g.writeRawUTF8String(reason, 0, reason.length);
             }
         }
         g.writeEndObject();
@@ -171,7 +186,7 @@ public final class KubeExtender {
     /** prioritize: Score over the candidate nodes, on kube-scheduler's 0..10 scale. */
     public WireReply prioritize(byte[] body) throws WireFormatException {
         String verb = "kube prioritize";
-        var args = KubeRequestReader.readArgs(body, verb);
+        var args = KubeRequestReader.readArgs(body, verb, decisions.knownNodeNames());
         List<NodeScore> scores = PortAnswers.scores(args.nodeNames(),
                 decisions.score(args.pod(), args.nodeNames()), neutralScore);
         metrics.recordScores("prioritize", scores);

@@ -3,6 +3,7 @@ package dev.railyard.scheduler.protocol.kube;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.railyard.scheduler.protocol.ExtenderPod;
+import dev.railyard.scheduler.protocol.KnownNames;
 import dev.railyard.scheduler.protocol.PodJson;
 import dev.railyard.scheduler.protocol.PodRef;
 import dev.railyard.scheduler.protocol.WireFormatException;
@@ -52,6 +53,14 @@ final class KubeRequestReader {
     }
 
     static ExtenderArgs readArgs(byte[] body, String verb) throws WireFormatException {
+        return readArgs(body, verb, KnownNames.NONE);
+    }
+
+    /**
+     * @param known the cluster's node names: a {@code NodeNames} entry found there is taken as the cluster's string
+     *              (valid by construction), anything else is read and checked
+     */
+    static ExtenderArgs readArgs(byte[] body, String verb, KnownNames known) throws WireFormatException {
         JsonParser p = WireJson.openObject(body, verb);
         try (p) {
             ExtenderPod pod = null;
@@ -68,7 +77,7 @@ final class KubeRequestReader {
                             pod = PodJson.read(p, verb, "Pod").toExtenderPod(verb, "Pod", null, null, null, null);
                         }
                     }
-                    case "NodeNames" -> names = readNames(p, verb);
+                    case "NodeNames" -> names = readNames(p, verb, known, body.length);
                     case "Nodes" -> raw = readNodeList(p, verb);
                     default -> WireJson.skip(p);
                 }
@@ -93,19 +102,27 @@ final class KubeRequestReader {
         }
     }
 
-    private static List<String> readNames(JsonParser p, String verb) throws IOException, WireFormatException {
+    /** @param bodyLength the request's length: with the known names, a bound on how many names it can hold */
+    private static List<String> readNames(JsonParser p, String verb, KnownNames known, int bodyLength)
+            throws IOException, WireFormatException {
         if (p.currentToken() == JsonToken.VALUE_NULL) {
             return null;
         }
         if (p.currentToken() != JsonToken.START_ARRAY) {
             throw WireJson.wrongType(p, verb, "NodeNames", "an array of strings");
         }
-        List<String> out = new ArrayList<>();
+        // a first size only: the known names, or as many as the body holds at 12 bytes each ("gpu-00042",)
+        List<String> out = new ArrayList<>(Math.max(10, Math.min(known.size(), bodyLength / 12)));
         while (p.nextToken() != JsonToken.END_ARRAY) {
             if (p.currentToken() != JsonToken.VALUE_STRING) {
                 throw WireJson.wrongType(p, verb, "NodeNames[" + out.size() + "]", "a string");
             }
-            String n = p.getText();
+            String n = known.find(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+            if (n != null) {
+                out.add(n); // one of the cluster's names, a valid subdomain by construction
+                continue;
+            }
+            n = p.getText();
             if (n.isEmpty()) {
                 throw WireJson.missing(verb, "NodeNames[" + out.size() + "] is an empty node name");
             }

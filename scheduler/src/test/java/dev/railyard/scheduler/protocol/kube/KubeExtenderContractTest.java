@@ -101,6 +101,43 @@ class KubeExtenderContractTest {
     }
 
     @Test
+    void reasonsAreWrittenAsTheReplysGeneratorEscapesThemOnEveryCall() throws Exception {
+        // what JSON must escape (quote, backslash, control characters) and UTF-8 of two, three and four bytes; the
+        // second reason adds a lone surrogate, which cannot be read back but must be written as before
+        String reason = "pool \"rail-3\" C:\\x\nline\ttab\u0001 é € 😀 end";
+        String lone = reason + " \ud800";
+        port.known = dev.railyard.scheduler.protocol.KnownNames.of(List.of("gpu-a-017", "gpu-a-018", "gpu-b-003"));
+        NodeVerdict refused = RecordingDecisions.verdict("gpu-a-018", Status.Code.UNSCHEDULABLE, reason);
+        NodeVerdict unresolvable = RecordingDecisions.verdict("gpu-b-003", Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                lone);
+        port.verdict = (p, n) -> n.equals("gpu-a-018") ? refused : n.equals("gpu-b-003") ? unresolvable
+                : NodeVerdict.pass(n);
+        // what the reply held before reasons were kept encoded: Jackson's own writeString on a UTF-8 generator
+        java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+        try (var g = new com.fasterxml.jackson.core.JsonFactory().createGenerator(expected)) {
+            g.writeStartObject();
+            g.writeObjectFieldStart("FailedNodes");
+            g.writeStringField("gpu-a-018", reason);
+            g.writeEndObject();
+            g.writeObjectFieldStart("FailedAndUnresolvableNodes");
+            g.writeStringField("gpu-b-003", lone);
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        String failed = expected.toString(StandardCharsets.ISO_8859_1); // one char per byte: compared byte for byte
+        failed = failed.substring(1, failed.length() - 1);
+
+        KubeExtender kube = extender();
+        byte[] first = kube.filter(WireResources.load("kube/filter-nodenames.json")).body();
+        byte[] second = kube.filter(WireResources.load("kube/filter-nodenames.json")).body();
+
+        assertThat(new String(first, StandardCharsets.ISO_8859_1)).contains(failed);
+        assertThat(second).isEqualTo(first);
+        assertThat(new ObjectMapper().readTree(first).get("FailedNodes").get("gpu-a-018").asText())
+                .isEqualTo(reason);
+    }
+
+    @Test
     void noNodePassingStillSendsAnEmptyNodeNamesList() throws Exception {
         // a reply with neither NodeNames nor Nodes filters every node out in kube-scheduler, so send [] explicitly
         port.verdict = (p, n) -> RecordingDecisions.verdict(n, Status.Code.UNSCHEDULABLE_AND_UNRESOLVABLE,

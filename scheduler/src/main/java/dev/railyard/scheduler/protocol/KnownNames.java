@@ -1,0 +1,120 @@
+package dev.railyard.scheduler.protocol;
+
+import dev.railyard.scheduler.input.ObjectNames;
+
+import java.util.List;
+
+/**
+ * The cluster's node names, looked up by the characters a request carries, so a reader takes the cluster's own
+ * {@link String} for a name instead of making one. A kube filter names every node (5,000 at 5,000 nodes): with the
+ * cluster's instances its names cost no allocation, and every later lookup by name (the snapshot's index, the cached
+ * answers) matches by identity before it compares characters (docs/performance.md, issue 14).
+ *
+ * <p>Holds only names that are valid DNS-1123 subdomains ({@link ObjectNames#subdomainProblem}), so a name it finds
+ * needs no further check; anything else ({@link #find} gives null) is read and checked as before. Lookups compare
+ * every character, so the answer is a string equal to the request's name or null; never a different name.
+ *
+ * <p>Immutable and thread-safe. An open-addressing table of {@code long}s (hash in the high half, position + 1 in
+ * the low), at most half full, and the names' characters in one array: a lookup reads two arrays, not three objects.
+ */
+public final class KnownNames {
+    /** No names: every lookup gives null. */
+    public static final KnownNames NONE = new KnownNames(List.of());
+
+    private final List<String> source;
+    private final String[] names;
+    private final long[] slots;
+    private final int[] starts;
+    private final char[] chars;
+
+    private KnownNames(List<String> source) {
+        this.source = source;
+        int valid = 0;
+        int length = 0;
+        for (String n : source) {
+            if (ObjectNames.subdomainProblem(n).isEmpty()) {
+                valid++;
+                length += n.length();
+            }
+        }
+        this.names = new String[valid];
+        this.starts = new int[valid + 1];
+        this.chars = new char[length];
+        this.slots = new long[Math.max(2, Integer.highestOneBit(Math.max(1, valid) * 2 - 1) << 1)];
+        int k = 0;
+        for (String n : source) {
+            if (ObjectNames.subdomainProblem(n).isPresent()) {
+                continue;
+            }
+            names[k] = n;
+            n.getChars(0, n.length(), chars, starts[k]);
+            starts[k + 1] = starts[k] + n.length();
+            int h = n.hashCode();
+            int mask = slots.length - 1;
+            int i = spread(h) & mask;
+            while (slots[i] != 0) {
+                i = (i + 1) & mask;
+            }
+            slots[i] = ((long) h << 32) | (k + 1);
+            k++;
+        }
+    }
+
+    /**
+     * @param names the cluster's node names, each at most once (a snapshot's list); kept, not copied
+     * @return a table of the valid ones
+     */
+    public static KnownNames of(List<String> names) {
+        return names.isEmpty() ? NONE : new KnownNames(names);
+    }
+
+    /** @return the list this table was made from (the same instance), to tell when to make a new one */
+    public List<String> source() {
+        return source;
+    }
+
+    /** @return how many names the table holds */
+    public int size() {
+        return names.length;
+    }
+
+    /**
+     * @param text   characters holding the name, as a JSON parser hands them out
+     * @param offset where the name starts in {@code text}
+     * @param length how many characters it has
+     * @return the table's string with exactly these characters, or null when it holds none
+     */
+    public String find(char[] text, int offset, int length) {
+        int h = 0;
+        for (int j = 0; j < length; j++) {
+            h = 31 * h + text[offset + j]; // String.hashCode's function, so a name's own hash code is its slot's
+        }
+        int mask = slots.length - 1;
+        for (int i = spread(h) & mask; slots[i] != 0; i = (i + 1) & mask) {
+            long s = slots[i];
+            if ((int) (s >>> 32) != h) {
+                continue;
+            }
+            int k = (int) s - 1;
+            int start = starts[k];
+            if (starts[k + 1] - start == length && same(text, offset, start, length)) {
+                return names[k];
+            }
+        }
+        return null;
+    }
+
+    private boolean same(char[] text, int offset, int start, int length) {
+        for (int j = 0; j < length; j++) {
+            if (chars[start + j] != text[offset + j]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Mixes the high bits into the low ones, as {@code HashMap} does, so names that differ late spread out. */
+    private static int spread(int h) {
+        return h ^ (h >>> 16);
+    }
+}
