@@ -24,6 +24,8 @@ public final class KnownNames {
     private final List<String> source;
     private final String[] names;
     private final long[] slots;
+    /** 32 − log2(slots): the bits of a mixed hash code that pick the first slot. */
+    private final int shift;
     private final int[] starts;
     private final char[] chars;
 
@@ -41,6 +43,7 @@ public final class KnownNames {
         this.starts = new int[valid + 1];
         this.chars = new char[length];
         this.slots = new long[Math.max(2, Integer.highestOneBit(Math.max(1, valid) * 2 - 1) << 1)];
+        this.shift = 32 - Integer.numberOfTrailingZeros(slots.length);
         int k = 0;
         for (String n : source) {
             if (ObjectNames.subdomainProblem(n).isPresent()) {
@@ -51,7 +54,7 @@ public final class KnownNames {
             starts[k + 1] = starts[k] + n.length();
             int h = n.hashCode();
             int mask = slots.length - 1;
-            int i = spread(h) & mask;
+            int i = first(h);
             while (slots[i] != 0) {
                 i = (i + 1) & mask;
             }
@@ -90,7 +93,7 @@ public final class KnownNames {
             h = 31 * h + text[offset + j]; // String.hashCode's function, so a name's own hash code is its slot's
         }
         int mask = slots.length - 1;
-        for (int i = spread(h) & mask; slots[i] != 0; i = (i + 1) & mask) {
+        for (int i = first(h); slots[i] != 0; i = (i + 1) & mask) {
             long s = slots[i];
             if ((int) (s >>> 32) != h) {
                 continue;
@@ -113,8 +116,26 @@ public final class KnownNames {
         return true;
     }
 
-    /** Mixes the high bits into the low ones, as {@code HashMap} does, so names that differ late spread out. */
-    private static int spread(int h) {
-        return h ^ (h >>> 16);
+    /**
+     * The first slot for a hash code: its product with 2^32 / φ, top bits (Fibonacci hashing). Names that differ only
+     * in their last characters (gpu-00001, gpu-00002, …) have nearly consecutive hash codes; taken as they are they
+     * fill long runs of neighbouring slots that a lookup of an absent name walks to the end, and the product spreads
+     * them over the table.
+     */
+    private int first(int h) {
+        return (h * 0x9E3779B9) >>> shift;
+    }
+
+    /** @return the longest run of occupied slots, wrapping around the end: the most a lookup can probe */
+    int longestRun() {
+        int longest = 0;
+        int run = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (long s : slots) {
+                run = s == 0 ? 0 : run + 1;
+                longest = Math.max(longest, Math.min(run, slots.length));
+            }
+        }
+        return longest;
     }
 }

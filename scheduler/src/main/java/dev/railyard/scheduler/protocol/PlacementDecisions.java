@@ -110,7 +110,8 @@ public interface PlacementDecisions {
 
     /**
      * The cluster's node names as a table the adapters read a request's names against ({@link KnownNames}): a name
-     * found there is the cluster's own string. Never blocks.
+     * found there is the cluster's own string. Never blocks, and may lag the cluster: it only spares allocations,
+     * never changes a name.
      *
      * @return the names of the cluster as last seen, or {@link KnownNames#NONE} when there is no cluster (then every
      *         name is read as a new string, as before)

@@ -222,12 +222,14 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private volatile KnownNames knownNames = KnownNames.NONE;
 
     /**
-     * @return the node names of the current snapshot; the table is made once per node set (the state shares one
-     *         name list while no node comes or goes), so most calls return the same table
+     * @return the node names of the last view a decision read ({@link #view()}), without asking the state for a new
+     *         one: no lock, no events applied, so a request refused while it is read costs the state nothing. The
+     *         table is made once per node set (the state shares one name list while no node comes or goes); a table
+     *         one node set old only leaves the new nodes' names to be read as new strings
      */
     @Override
     public KnownNames knownNodeNames() {
-        ClusterView v = views.get();
+        ClusterView v = lastSeen;
         if (v == null) {
             return KnownNames.NONE;
         }

@@ -87,4 +87,22 @@ class KnownNamesTest {
         assertThat(KnownNames.of(List.of())).isSameAs(KnownNames.NONE);
         assertThat(find(KnownNames.of(List.of("GPU")), "GPU")).isNull();
     }
+    @Test
+    void sequentialNamesDoNotFillLongRunsOfSlots() {
+        // names that differ in their last characters have nearly consecutive hash codes; taken as they are (low bits
+        // with a mask) 5,000 such names left runs of 119 to 270 occupied slots, which a lookup of an absent name
+        // walks to the end. Spread over 16,384 slots (at most half full) the longest run stays short.
+        for (String format : List.of("gpu-%05d", "node-%d", "gpu-a-%03d", "ip-10-0-%d-%d.ec2.internal")) {
+            List<String> cluster = new ArrayList<>();
+            for (int i = 0; i < 5000; i++) {
+                cluster.add(format.startsWith("ip-") ? String.format(Locale.ROOT, format, i / 250, i % 250)
+                        : String.format(Locale.ROOT, format, i));
+            }
+            KnownNames k = KnownNames.of(cluster);
+            assertThat(k.longestRun()).as(format).isLessThanOrEqualTo(16); // 4 to 6 for these four
+            for (String n : cluster) {
+                assertThat(find(k, new String(n.toCharArray()))).isSameAs(n);
+            }
+        }
+    }
 }

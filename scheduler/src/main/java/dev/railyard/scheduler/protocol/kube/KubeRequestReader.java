@@ -117,7 +117,9 @@ final class KubeRequestReader {
             if (p.currentToken() != JsonToken.VALUE_STRING) {
                 throw WireJson.wrongType(p, verb, "NodeNames[" + out.size() + "]", "a string");
             }
-            String n = known.find(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+            // a name longer than any subdomain is never in the table: not looked up, so it is not copied twice
+            String n = p.getTextLength() > ObjectNames.SUBDOMAIN_MAX ? null
+                    : known.find(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
             if (n != null) {
                 out.add(n); // one of the cluster's names, a valid subdomain by construction
                 continue;
