@@ -31,35 +31,23 @@ public final class KnownNames {
 
     private KnownNames(List<String> source) {
         this.source = source;
-        int valid = 0;
-        int length = 0;
-        for (String n : source) {
-            if (ObjectNames.subdomainProblem(n).isEmpty()) {
-                valid++;
-                length += n.length();
-            }
+        this.names = source.stream().filter(n -> ObjectNames.subdomainProblem(n).isEmpty()).toArray(String[]::new);
+        this.starts = new int[names.length + 1];
+        for (int k = 0; k < names.length; k++) {
+            starts[k + 1] = starts[k] + names[k].length();
         }
-        this.names = new String[valid];
-        this.starts = new int[valid + 1];
-        this.chars = new char[length];
-        this.slots = new long[Math.max(2, Integer.highestOneBit(Math.max(1, valid) * 2 - 1) << 1)];
+        this.chars = new char[starts[names.length]];
+        this.slots = new long[Math.max(2, Integer.highestOneBit(Math.max(1, names.length) * 2 - 1) << 1)];
         this.shift = 32 - Integer.numberOfTrailingZeros(slots.length);
-        int k = 0;
-        for (String n : source) {
-            if (ObjectNames.subdomainProblem(n).isPresent()) {
-                continue;
-            }
-            names[k] = n;
-            n.getChars(0, n.length(), chars, starts[k]);
-            starts[k + 1] = starts[k] + n.length();
-            int h = n.hashCode();
-            int mask = slots.length - 1;
+        int mask = slots.length - 1;
+        for (int k = 0; k < names.length; k++) {
+            names[k].getChars(0, names[k].length(), chars, starts[k]);
+            int h = names[k].hashCode();
             int i = first(h);
             while (slots[i] != 0) {
                 i = (i + 1) & mask;
             }
             slots[i] = ((long) h << 32) | (k + 1);
-            k++;
         }
     }
 
