@@ -49,6 +49,24 @@ final class FreeGpuBound {
         return pods;
     }
 
+    /**
+     * @param snapshot   the cluster
+     * @param gpusPerPod GPUs one pod asks for, at least 1
+     * @return how many of the snapshot's nodes have at least {@code gpusPerPod} free GPUs (0 to the node count)
+     * @throws IllegalArgumentException when {@code gpusPerPod} is below 1
+     */
+    int nodesWithRoom(ClusterSnapshot snapshot, int gpusPerPod) {
+        if (gpusPerPod < 1) {
+            throw new IllegalArgumentException("gpusPerPod must be at least 1, got " + gpusPerPod);
+        }
+        int[] hist = counts(snapshot).hist();
+        int nodes = 0;
+        for (int free = gpusPerPod; free < hist.length; free++) {
+            nodes += hist[free];
+        }
+        return nodes;
+    }
+
     private Counts counts(ClusterSnapshot snapshot) {
         Counts c = last;
         List<NodeState> nodes = snapshot.nodes();

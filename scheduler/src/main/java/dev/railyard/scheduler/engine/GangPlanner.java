@@ -126,8 +126,10 @@ public final class GangPlanner {
      * ({@link FreeGpuBound}): the answer is then unschedulable with one {@link ReasonCode#GANG_TOO_LARGE} reason,
      * {@link #plan}'s pool verdict and notices, and no per-node verdicts. Whether there is a plan, the plan itself
      * and the pool verdict are always {@link #plan}'s; only an unschedulable answer's reasons, verdicts and summary
-     * may differ. For callers that read nothing else and ask again on every cluster change (the gang session: a
-     * pending gang waiting for room); explain and enqueue use {@link #plan}, whose reasons name every node.
+     * may differ: such a summary is the bound's reason and how many nodes have room for one pod of the shape
+     * ({@code "…, the cluster's free GPUs hold at most 50; 50/5000 nodes have 8 free GPUs or more"}). For callers
+     * that ask again and again while a gang waits for room (the gang session after every cluster change, Volcano's
+     * {@code jobEnqueueable} every session); {@code explain} uses {@link #plan}, whose verdicts name every node.
      *
      * @param snapshot the cluster
      * @param gang     the gang
@@ -310,7 +312,10 @@ public final class GangPlanner {
             for (PodClass c : prep.classes()) {
                 long fit = c.template.gpus() < 1 ? Long.MAX_VALUE : freeGpus.pods(snapshot, c.template.gpus());
                 if (fit < c.count()) {
-                    return PlanResults.unschedulable(gang, List.of(c.tooFewFreeGpus(fit)), List.of(), prep.pools(),
+                    int g = c.template.gpus();
+                    String nodes = freeGpus.nodesWithRoom(snapshot, g) + "/" + snapshot.nodes().size() + " nodes have "
+                            + g + (g == 1 ? " free GPU" : " free GPUs") + " or more";
+                    return PlanResults.unschedulable(gang, List.of(c.tooFewFreeGpus(fit)), nodes, prep.pools(),
                             prep.notices());
                 }
             }

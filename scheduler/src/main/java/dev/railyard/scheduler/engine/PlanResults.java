@@ -167,7 +167,22 @@ final class PlanResults {
     /** @return the outcome without a plan; its summary is the gang reasons, then the node verdicts' summary */
     static PlanOutcome unschedulable(GangRequest gang, List<Reason> reasons, List<NodeVerdict> verdicts,
                                      PoolVerdict pools, List<String> notices) {
-        String nodes = verdicts.isEmpty() ? "" : Verdicts.summarize(verdicts);
+        return unschedulable(gang, reasons, verdicts, verdicts.isEmpty() ? "" : Verdicts.summarize(verdicts), pools,
+                notices);
+    }
+
+    /**
+     * An unschedulable answer without per-node verdicts, its summary naming the nodes in one line of its own.
+     *
+     * @param nodes what the nodes offer, in words ({@code "50/5000 nodes have 8 free GPUs or more"})
+     */
+    static PlanOutcome unschedulable(GangRequest gang, List<Reason> reasons, String nodes, PoolVerdict pools,
+                                     List<String> notices) {
+        return unschedulable(gang, reasons, List.of(), nodes, pools, notices);
+    }
+
+    private static PlanOutcome unschedulable(GangRequest gang, List<Reason> reasons, List<NodeVerdict> verdicts,
+                                             String nodes, PoolVerdict pools, List<String> notices) {
         String head = String.join("; ", reasons.stream().map(Reason::toString).toList());
         String summary = head.isEmpty() ? nodes : nodes.isEmpty() ? head : head + "; " + nodes;
         return new PlanOutcome(gang.key(), null, reasons, verdicts, summary, pools, notices);

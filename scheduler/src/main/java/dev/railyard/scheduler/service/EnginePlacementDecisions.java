@@ -69,7 +69,8 @@ import java.util.function.Supplier;
  *   <li><b>Reserve</b> (Volcano {@code allocateFunc}): holds one address per network in the IP pool ledger; a pool
  *       that cannot hold it vetoes the allocation. {@code deallocateFunc} releases the holds.</li>
  *   <li><b>Gang admission</b> ({@code jobEnqueueable}): permit when the whole gang has a plan (nodes, rails and
- *       addresses), reject with the plan's reasons otherwise.</li>
+ *       addresses), reject with the plan's reasons otherwise (a gang the cluster's free GPUs cannot hold at all
+ *       is refused without a search, naming that bound: {@link PlacementEngine#planUnlessShort}).</li>
  *   <li><b>Bind hints</b> ({@link BindHints}): the hint for the node in the Binding: the plan's pod when the plan
  *       chose that node, otherwise the GPUs on that node that keep the gang's rail set (the one its bound members
  *       hold, else the plan's), or the node's best pairing when it cannot offer it, with the gang's rank and size,
@@ -400,7 +401,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 ? Map.of() : view.members(group).stream().filter(m -> m.node() == null).findFirst()
                 .map(PodView::annotations).orElse(Map.of());
         PlacementPolicy policy = PlacementPolicy.resolve(null, group, podHints, view.snapshot().fabric());
-        PlanOutcome outcome = engine.plan(view.snapshot(),
+        // asked for every pending job in every session: a gang the free GPUs cannot hold is refused without a search
+        PlanOutcome outcome = engine.planUnlessShort(view.snapshot(),
                 new GangRequest(job.namespace(), job.podGroupName(), requests, policy));
         if (outcome.schedulable()) {
             return GangVerdict.permit();

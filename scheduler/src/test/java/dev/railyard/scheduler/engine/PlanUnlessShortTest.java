@@ -46,6 +46,8 @@ class PlanUnlessShortTest {
             assertThat(r.detail()).endsWith(SHORT + 0);
         });
         assertThat(quick.verdicts()).isEmpty();
+        // the summary: the reason, then the nodes with room for one pod of the shape (6 free GPUs each: none)
+        assertThat(quick.summary()).isEqualTo(quick.reasons().get(0) + "; 0/3 nodes have 8 free GPUs or more");
         assertThat(quick.pools()).isEqualTo(full.pools());
         assertThat(quick.notices()).isEqualTo(full.notices());
         // the full plan names every node
@@ -58,6 +60,12 @@ class PlanUnlessShortTest {
         ClusterSnapshot snap = cluster(List.of(node("a", seed), node("b", seed, Set.of(3))), FabricModel.empty());
         assertThat(planner.planUnlessShort(snap, gang("two", 2, 8, preferred)).reasons())
                 .singleElement().satisfies(r -> assertThat(r.detail()).endsWith(SHORT + 1));
+        // a: 8 free, b: 7 free (GPU 3 used), so one node of two has room for an 8-GPU pod
+        assertThat(planner.planUnlessShort(snap, gang("two", 2, 8, preferred)).summary())
+                .endsWith(SHORT + "1; 1/2 nodes have 8 free GPUs or more");
+        // one GPU per pod: 8 + 7 = 15 pods fit, so 16 are short, and both nodes have room for one
+        assertThat(planner.planUnlessShort(snap, gang("small", 16, 1, preferred)).summary())
+                .endsWith(SHORT + "15; 2/2 nodes have 1 free GPU or more");
         GangRequest one = gang("one", 1, 8, preferred);
         PlanOutcome quick = planner.planUnlessShort(snap, one);
         assertThat(quick.schedulable()).isTrue();

@@ -93,6 +93,10 @@ class GangAdmissionTest {
         GangVerdict v = d.enqueueable(job(List.of(member("p0"))));
 
         assertThat(v.outcome()).isEqualTo(GangVerdict.Outcome.REJECT);
+        // answered by the free-GPU bound, without a search (GangPlanner#planUnlessShort): two 8-GPU pods, and only
+        // gpu-b of the two nodes has 8 free GPUs
+        assertThat(v.reason()).startsWith("not enough room for the gang: 2 pods of shape 8 GPUs")
+                .endsWith(" needed, the cluster's free GPUs hold at most 1; 1/2 nodes have 8 free GPUs or more");
     }
 
     @Test
