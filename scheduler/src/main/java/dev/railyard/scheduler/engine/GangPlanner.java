@@ -126,10 +126,11 @@ public final class GangPlanner {
      * ({@link FreeGpuBound}): the answer is then unschedulable with one {@link ReasonCode#GANG_TOO_LARGE} reason,
      * {@link #plan}'s pool verdict and notices, and no per-node verdicts. Whether there is a plan, the plan itself
      * and the pool verdict are always {@link #plan}'s; only an unschedulable answer's reasons, verdicts and summary
-     * may differ: such a summary is the bound's reason and how many nodes have room for one pod of the shape
-     * ({@code "…, the cluster's free GPUs hold at most 50; 50/5000 nodes have 8 free GPUs or more"}). For callers
-     * that ask again and again while a gang waits for room (the gang session after every cluster change, Volcano's
-     * {@code jobEnqueueable} every session); {@code explain} uses {@link #plan}, whose verdicts name every node.
+     * may differ: such a summary is the bound's reason and how many nodes have at least that many free GPUs,
+     * cordoned and affinity-excluded ones included ({@code "…, the cluster's free GPUs hold at most 50; 50/5000
+     * nodes have 8 free GPUs or more"}). For callers that ask again and again while a gang waits for room (the gang
+     * session after every cluster change, Volcano's {@code jobEnqueueable} every session); {@code explain},
+     * {@code simulate} and the demo use {@link #plan}, whose verdicts name every node.
      *
      * @param snapshot the cluster
      * @param gang     the gang
