@@ -345,10 +345,15 @@ public final class ClusterScaleBenchmark {
             if (o.quietStorm()) {
                 row.quietStorm = storm(o, cp, serve, load, row, "quiet storm");
             }
+            String beforeStorm = serve.scrape();
             churn.start();
             row.storm = storm(o, cp, serve, load, row, "storm");
             churn.pause();
             String after = serve.scrape();
+            // the views serve made in the background after events (docs/adr/0024), during the storm with churn
+            System.out.printf(java.util.Locale.ROOT, "[scale]   storm with churn: %.0f background view refreshes, %.3f s in "
+                    + "them%n", delta1(beforeStorm, after, "railyard_view_refresh_seconds_count"),
+                    delta1(beforeStorm, after, "railyard_view_refresh_seconds_sum"));
             row.decisions = delta(before, after, "railyard_decisions_total");
             row.neutralAnswers = RailyardServe.sum(after, "railyard_neutral_answers_total")
                     - RailyardServe.sum(before, "railyard_neutral_answers_total");
@@ -521,6 +526,11 @@ public final class ClusterScaleBenchmark {
             }
         }
         return out;
+    }
+
+    /** @return how much the unlabelled metric {@code name} grew between two scrapes */
+    private static double delta1(String before, String after, String name) {
+        return RailyardServe.sum(after, name) - RailyardServe.sum(before, name);
     }
 
     static <T extends AutoCloseable> T open(T resource) {

@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * makes a snapshot in O(records changed since the last one), the same instance while nothing changed
  * (docs/adr/0008). A custom resource whose CRD is missing is checked again every
  * {@code crdRecheck}; it is logged once when it goes missing and once when it appears, and exported as the gauge
- * {@code railyard_cache_feature_enabled{kind,feature}} (1 on, 0 off).
+ * {@code railyard_cache_feature_enabled{kind,feature}} (1 on, 0 off). Once every kind has synced, the next view is
+ * made in the background soon after events arrive ({@link ViewRefresher}: 20 ms after the first event of a burst, at
+ * most one view per 100 ms), so a scheduler's first call after a change does not pay for it.
  *
  * <p>Thread-safe. {@link #close()} stops every informer.
  */
@@ -81,6 +83,8 @@ public final class ClusterCache implements AutoCloseable {
      */
     private volatile boolean allSynced;
     private volatile boolean closed;
+    /** Makes the next view soon after events arrive, once every kind has synced (docs/adr/0024). */
+    private final ViewRefresher refresher;
 
     /**
      * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces)
@@ -98,6 +102,11 @@ public final class ClusterCache implements AutoCloseable {
         this.resync = resync;
         this.crdRecheck = crdRecheck;
         decodeWatchedKindsGenerically(client);
+        this.refresher = new ViewRefresher(() -> {
+            if (synced()) {
+                state.snapshot();
+            }
+        }, ViewRefresher.DEFAULT_DELAY, ViewRefresher.DEFAULT_MIN_INTERVAL, registry);
         for (WatchedKind kind : WatchedKind.ALL) {
             Gauge.builder("railyard_cache_feature_enabled", () -> informers.containsKey(kind) ? 1 : 0)
                     .description("1 when the informer for this kind runs, 0 when its CRD is not installed")
@@ -371,6 +380,7 @@ public final class ClusterCache implements AutoCloseable {
     private void touched() {
         version.incrementAndGet();
         lastEventMillis.set(clock.millis());
+        refresher.changed();
     }
 
     /**
@@ -431,6 +441,7 @@ public final class ClusterCache implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        refresher.close();
         recheck.shutdownNow();
         watchCheck.shutdownNow();
         informers.values().forEach(SharedIndexInformer::close);

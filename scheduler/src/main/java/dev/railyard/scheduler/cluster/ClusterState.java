@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -89,7 +91,7 @@ public final class ClusterState {
     private boolean podsDirty = true;
     private long generation;
     private long changes;
-    private ClusterView last;
+    private volatile ClusterView last; // written under the lock; volatile for lastView()
     // the parts of the last view that are rebuilt only when their inputs change
     private FabricModel fabric;
     private List<String> fabricWarnings = List.of();
@@ -114,9 +116,7 @@ public final class ClusterState {
         this.pools = pools;
         this.ledger = ledger;
         this.clock = clock;
-        for (WatchedKind k : SMALL) {
-            small.put(k, new TreeMap<>());
-        }
+        SMALL.forEach(k -> small.put(k, new TreeMap<>()));
     }
 
     /**
@@ -193,10 +193,8 @@ public final class ClusterState {
 
     /** Events not applied yet: informers never wait for a snapshot being made; at most this many are queued. */
     private static final int MAX_PENDING = 512;
-    private final java.util.concurrent.ConcurrentLinkedQueue<Change> pending =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger pendingCount = new java.util.concurrent.atomic
-            .AtomicInteger();
+    private final ConcurrentLinkedQueue<Change> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pendingCount = new AtomicInteger();
 
     private void enqueue(Change c) {
         pending.add(c);
@@ -450,6 +448,11 @@ public final class ClusterState {
             dirtyNodes.add(p.node());
         }
         gangs.remove(p);
+    }
+
+    /** @return the view the last {@link #snapshot()} made or returned, without applying events; null before one */
+    ClusterView lastView() {
+        return last;
     }
 
     /**

@@ -129,6 +129,31 @@ class ClusterCacheTest {
         }
     }
 
+    @Test
+    void afterSyncAnEventsViewIsMadeInTheBackgroundAndTheNextCallReadsIt() {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-a1").endMetadata().build()).create();
+        ClusterState state = new ClusterState(null, null, null, Clock.systemUTC());
+        try (ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
+                Duration.ofSeconds(1), state)) {
+            cache.start();
+            await().atMost(Duration.ofSeconds(10)).until(cache::synced);
+            ClusterView first = cache.snapshot();
+            assertThat(first.pods()).isEmpty();
+
+            client.pods().inNamespace("prod").resource(new PodBuilder().withNewMetadata().withName("p0")
+                    .withNamespace("prod").endMetadata().build()).create();
+
+            // no snapshot() call from here on: the view that shows p0 is made by the cache's refresher (ViewRefresher)
+            await().atMost(Duration.ofSeconds(10)).until(() -> state.lastView() != first
+                    && state.lastView().pods().containsKey("prod/p0"));
+            ClusterView made = state.lastView();
+            assertThat(made.generation()).isGreaterThan(first.generation());
+            assertThat(registry.get("railyard_view_refresh_seconds").timer().count()).isGreaterThanOrEqualTo(1);
+            // and the scheduler's next call reads that view instead of making one
+            assertThat(cache.snapshot()).isSameAs(made);
+        }
+    }
+
     /** A client of an address where nothing listens, without fabric8's retries (one try per request). */
     private static KubernetesClient unreachable() throws Exception {
         int port;
