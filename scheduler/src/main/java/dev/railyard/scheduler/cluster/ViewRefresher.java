@@ -26,8 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * when no call comes before the next change.
  *
  * <p>Thread-safe; {@link #changed()} is cheap enough for informer threads (one compare-and-set). A refresh that
- * throws is counted ({@code railyard_view_refresh_failures_total}) and logged once per distinct message; the next
- * call then makes the view itself, as without this class.
+ * throws (an exception or an error) is counted ({@code railyard_view_refresh_failures_total}) and logged once per
+ * distinct message; the next call then makes the view itself, as without this class, and the next event schedules
+ * a refresh again.
  */
 public final class ViewRefresher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ViewRefresher.class);
@@ -40,11 +41,7 @@ public final class ViewRefresher implements AutoCloseable {
     private final Runnable refresh;
     private final long delayNanos;
     private final long minIntervalNanos;
-    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "railyard-view-refresh");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService executor;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Timer timer;
     private final Counter failures;
@@ -61,7 +58,18 @@ public final class ViewRefresher implements AutoCloseable {
      * @throws IllegalArgumentException when a duration is negative
      */
     public ViewRefresher(Runnable refresh, Duration delay, Duration minInterval, MeterRegistry registry) {
+        this(refresh, delay, minInterval, registry, Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "railyard-view-refresh");
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    /** As the public constructor, on {@code executor} (tests: one that fails). */
+    ViewRefresher(Runnable refresh, Duration delay, Duration minInterval, MeterRegistry registry,
+                  ScheduledExecutorService executor) {
         this.refresh = Objects.requireNonNull(refresh, "refresh");
+        this.executor = Objects.requireNonNull(executor, "executor");
         if (delay.isNegative() || minInterval.isNegative()) {
             throw new IllegalArgumentException("view refresh delay and interval must not be negative: " + delay
                     + ", " + minInterval);
@@ -69,7 +77,8 @@ public final class ViewRefresher implements AutoCloseable {
         this.delayNanos = delay.toNanos();
         this.minIntervalNanos = minInterval.toNanos();
         this.timer = Timer.builder("railyard_view_refresh_seconds")
-                .description("cluster views made in the background after informer events, and their time")
+                .description("background view refreshes after informer events (attempts, failed ones and ones "
+                        + "before the cache synced included), and their time")
                 .register(registry);
         this.failures = Counter.builder("railyard_view_refresh_failures_total")
                 .description("background view refreshes that failed (the next call then makes the view)")
@@ -88,23 +97,31 @@ public final class ViewRefresher implements AutoCloseable {
             executor.schedule(this::run, wait, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             scheduled.set(false); // closed meanwhile
+        } catch (RuntimeException | Error e) {
+            // e.g. no native thread for the executor's first task: the next event tries again
+            scheduled.set(false);
+            throw e;
         }
     }
 
     private void run() {
-        // cleared before the view is made: an event from now on is either in this view (its queued change was
-        // enqueued before its handler called changed(), so before the drain) or schedules the next refresh
-        scheduled.set(false);
+        // scheduled is cleared before the view is made: an event from now on is either in this view (its change was
+        // queued before its handler called changed(), so before the drain) or schedules the next refresh
+        // lastStart is written first: a changed() that sees scheduled false also sees this start (the interval)
         lastStart = System.nanoTime();
+        scheduled.set(false);
         try {
             timer.record(refresh);
             lastFailure = null;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             failures.increment();
             String msg = e.getClass().getSimpleName() + ": " + e.getMessage();
             if (!msg.equals(lastFailure)) {
                 LOG.warn("background view refresh failed ({}); the next scheduler call makes the view", msg);
                 lastFailure = msg;
+            }
+            if (e instanceof Error error) {
+                throw error;
             }
         }
     }
