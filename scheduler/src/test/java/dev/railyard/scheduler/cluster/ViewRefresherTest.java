@@ -123,23 +123,7 @@ class ViewRefresherTest {
 
     @Test
     void anErrorFromTheRefreshIsCountedAndRefreshesGoOn() throws Exception {
-        AtomicInteger runs = new AtomicInteger();
-        CountDownLatch twice = new CountDownLatch(2);
-        try (ViewRefresher r = new ViewRefresher(() -> {
-            twice.countDown();
-            if (runs.incrementAndGet() == 1) {
-                throw new StackOverflowError();
-            }
-        }, Duration.ZERO, Duration.ZERO, registry)) {
-            r.changed();
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (runs.get() == 0 && System.nanoTime() < until) {
-                Thread.sleep(5);
-            }
-            r.changed();
-            assertThat(twice.await(5, TimeUnit.SECONDS)).isTrue();
-            assertThat(registry.get("railyard_view_refresh_failures_total").counter().count()).isEqualTo(1.0);
-        }
+        failsOnceThenRefreshes(new StackOverflowError());
     }
 
     @Test
@@ -169,12 +153,17 @@ class ViewRefresherTest {
 
     @Test
     void aFailureIsCountedAndTheNextEventRefreshesAgain() throws Exception {
+        failsOnceThenRefreshes(new IllegalStateException("state lost"));
+    }
+
+    /** The first refresh throws {@code failure}: it is counted once, and the next event refreshes again. */
+    private void failsOnceThenRefreshes(Throwable failure) throws Exception {
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch twice = new CountDownLatch(2);
         try (ViewRefresher r = new ViewRefresher(() -> {
             twice.countDown();
             if (runs.incrementAndGet() == 1) {
-                throw new IllegalStateException("state lost");
+                throwUnchecked(failure);
             }
         }, Duration.ZERO, Duration.ZERO, registry)) {
             r.changed();
@@ -186,6 +175,13 @@ class ViewRefresherTest {
             assertThat(twice.await(5, TimeUnit.SECONDS)).isTrue();
             assertThat(registry.get("railyard_view_refresh_failures_total").counter().count()).isEqualTo(1.0);
         }
+    }
+
+    private static void throwUnchecked(Throwable t) {
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        throw (Error) t;
     }
 
     @Test
