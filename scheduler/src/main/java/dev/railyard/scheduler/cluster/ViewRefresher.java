@@ -105,9 +105,9 @@ public final class ViewRefresher implements AutoCloseable {
     }
 
     private void run() {
-        // scheduled is cleared before the view is made: an event from now on is either in this view (its change was
-        // queued before its handler called changed(), so before the drain) or schedules the next refresh
-        // lastStart is written first: a changed() that sees scheduled false also sees this start (the interval)
+        // lastStart first, so a changed() that sees scheduled false also sees this start (the interval). scheduled
+        // is cleared before the view is made: an event from now on is either in this view (its change was queued
+        // before its handler called changed(), so before the drain) or schedules the next refresh
         lastStart = System.nanoTime();
         scheduled.set(false);
         try {
@@ -126,7 +126,10 @@ public final class ViewRefresher implements AutoCloseable {
         }
     }
 
-    /** Stops the thread; a refresh under way is interrupted, and later events schedule nothing. */
+    /**
+     * Stops the thread: a scheduled refresh is cancelled, one under way runs to its end (a snapshot does not heed
+     * interrupts; it touches only memory), and later events schedule nothing.
+     */
     @Override
     public void close() {
         closed = true;

@@ -38,10 +38,7 @@ final class FreeGpuBound {
      * @throws IllegalArgumentException when {@code gpusPerPod} is below 1
      */
     long pods(ClusterSnapshot snapshot, int gpusPerPod) {
-        if (gpusPerPod < 1) {
-            throw new IllegalArgumentException("gpusPerPod must be at least 1, got " + gpusPerPod);
-        }
-        int[] hist = counts(snapshot).hist();
+        int[] hist = hist(snapshot, gpusPerPod);
         long pods = 0;
         for (int free = gpusPerPod; free < hist.length; free++) {
             pods += (long) hist[free] * (free / gpusPerPod);
@@ -56,15 +53,20 @@ final class FreeGpuBound {
      * @throws IllegalArgumentException when {@code gpusPerPod} is below 1
      */
     int nodesWithRoom(ClusterSnapshot snapshot, int gpusPerPod) {
-        if (gpusPerPod < 1) {
-            throw new IllegalArgumentException("gpusPerPod must be at least 1, got " + gpusPerPod);
-        }
-        int[] hist = counts(snapshot).hist();
+        int[] hist = hist(snapshot, gpusPerPod);
         int nodes = 0;
         for (int free = gpusPerPod; free < hist.length; free++) {
             nodes += hist[free];
         }
         return nodes;
+    }
+
+    /** @return the snapshot's free-GPU histogram, once {@code gpusPerPod} is known to be at least 1 */
+    private int[] hist(ClusterSnapshot snapshot, int gpusPerPod) {
+        if (gpusPerPod < 1) {
+            throw new IllegalArgumentException("gpusPerPod must be at least 1, got " + gpusPerPod);
+        }
+        return counts(snapshot).hist();
     }
 
     private Counts counts(ClusterSnapshot snapshot) {
