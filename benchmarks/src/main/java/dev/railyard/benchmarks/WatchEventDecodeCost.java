@@ -4,31 +4,28 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.railyard.scheduler.cluster.ClusterCache;
-import dev.railyard.scheduler.cluster.ClusterState;
+import dev.railyard.scheduler.cluster.InformerDecoding;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.WatchEvent;
-import io.fabric8.kubernetes.client.ConfigBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * CPU per Pod watch event as serve's informers receive it: fabric8's default (decode the event's object as a typed
- * Pod, then convert it to the informers' {@link GenericKubernetesResource}, as its AbstractWatchManager does) against
- * a client a {@link ClusterCache} was made with (decoded straight into the generic type). The events are made from a
+ * CPU per Pod watch event as serve's informers receive it, three ways: fabric8's default (decode the event's object
+ * as a typed Pod, then convert it to the informers' {@link GenericKubernetesResource}, as its AbstractWatchManager
+ * does); decoded straight into the generic type with fabric8's mapper; and {@link InformerDecoding}, the
+ * {@link ClusterCache}'s own (the generic type, without {@code managedFields}). The events are made from a
  * real pod list: {@code kubectl get --raw /api/v1/pods > pods.json} (the 5,000-node benchmark's cluster, held with
  * {@code ClusterScaleBenchmark --hold-seconds}, was the source of the figures in docs/performance.md).
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.railyard.benchmarks.WatchEventDecodeCost pods.json
- * [events, default 2000]}; prints µs of CPU per event for each way, eight rounds each, with the machine's load.
+ * [events, default 2000]}; prints µs of CPU per event for each way, eight rounds each, with the machine's load,
+ * and the bytes each way allocates per event.
  */
 public final class WatchEventDecodeCost {
     private WatchEventDecodeCost() {
@@ -51,31 +48,32 @@ public final class WatchEventDecodeCost {
             event.set("object", item);
             events.add(json.writeValueAsString(event));
         }
-        var config = new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build();
-        try (KubernetesClient typed = new KubernetesClientBuilder().withConfig(config).build();
-             KubernetesClient generic = new KubernetesClientBuilder().withConfig(config).build();
-             ClusterCache cache = new ClusterCache(generic, new SimpleMeterRegistry(), Clock.systemUTC(),
-                     Duration.ZERO, Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
-            for (int round = 0; round < 8; round++) {
-                System.out.printf(Locale.ROOT, "%d events: fabric8 default %.1f µs, ClusterCache's client %.1f µs"
-                        + " of CPU per event (load %s)%n", events.size(), perEvent(typed, events),
-                        perEvent(generic, events), StateCoreCost.load());
-            }
+        KubernetesSerialization typed = new KubernetesSerialization();
+        KubernetesSerialization generic = new KubernetesSerialization();
+        generic.registerKubernetesResource("v1", "Pod", GenericKubernetesResource.class);
+        KubernetesSerialization informers = InformerDecoding.serialization();
+        for (int round = 0; round < 8; round++) {
+            System.out.printf(Locale.ROOT, "%d events, µs of CPU (KiB allocated) per event: fabric8 default %s, "
+                    + "generic %s, informers' decoding %s (load %s)%n", events.size(), perEvent(typed, events),
+                    perEvent(generic, events), perEvent(informers, events), StateCoreCost.load());
         }
     }
 
-    private static double perEvent(KubernetesClient client, List<String> events) {
-        var cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static String perEvent(KubernetesSerialization serialization, List<String> events) {
+        var cpu = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long c0 = cpu.getCurrentThreadCpuTime();
+        long a0 = cpu.getCurrentThreadAllocatedBytes();
         for (String e : events) {
-            Object o = client.getKubernetesSerialization().unmarshal(e, WatchEvent.class).getObject();
+            Object o = serialization.unmarshal(e, WatchEvent.class).getObject();
             if (!(o instanceof GenericKubernetesResource)) {
-                o = client.getKubernetesSerialization().convertValue(o, GenericKubernetesResource.class);
+                o = serialization.convertValue(o, GenericKubernetesResource.class);
             }
             if (((GenericKubernetesResource) o).getMetadata() == null) {
                 throw new IllegalStateException("event without metadata");
             }
         }
-        return (cpu.getCurrentThreadCpuTime() - c0) / 1e3 / events.size();
+        double micros = (cpu.getCurrentThreadCpuTime() - c0) / 1e3 / events.size();
+        double kib = (cpu.getCurrentThreadAllocatedBytes() - a0) / 1024.0 / events.size();
+        return String.format(Locale.ROOT, "%.1f (%.1f)", micros, kib);
     }
 }

@@ -308,6 +308,9 @@ public final class ClusterScaleBenchmark {
             // serve's own share of the start against the API server's encoding of the lists on the same cores
             row.cpuSplit.put("start to ready", MachineCpu.now(serve.pid(), cp).since(beforeStart));
             System.out.printf("[scale]   CPU from start to ready: %s%n", row.cpuSplit.get("start to ready"));
+            row.cpuSplit.put("serve's threads at ready", ServeThreadCpu.of(serve.pid()));
+            System.out.printf("[scale]   serve's CPU to ready by thread: %s%n",
+                    row.cpuSplit.get("serve's threads at ready"));
             DecisionLoad load = new DecisionLoad(serve.url(), cluster, kubeFilter);
             row.realDecisionsSeconds = row.readySeconds + untilRealDecisions(serve, load);
             System.out.printf("[scale]   ready in %.1f s, real decisions (no neutral answer) after %.1f s%n",

@@ -87,7 +87,9 @@ public final class ClusterCache implements AutoCloseable {
     private final ViewRefresher refresher;
 
     /**
-     * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces)
+     * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces);
+     *                   the informers use a client of their own with its server and credentials
+     *                   ({@link InformerDecoding}), closed by {@link #close()}
      * @param registry   where to register gauges
      * @param clock      time source for snapshot stamps
      * @param resync     informer resync period; {@link Duration#ZERO} for none
@@ -97,11 +99,10 @@ public final class ClusterCache implements AutoCloseable {
     public ClusterCache(KubernetesClient client, MeterRegistry registry, Clock clock, Duration resync,
                         Duration crdRecheck, ClusterState state) {
         this.state = state;
-        this.client = client;
+        this.client = InformerDecoding.client(client);
         this.clock = clock;
         this.resync = resync;
         this.crdRecheck = crdRecheck;
-        decodeWatchedKindsGenerically(client);
         this.refresher = new ViewRefresher(() -> {
             if (synced()) {
                 state.snapshot();
@@ -231,22 +232,6 @@ public final class ClusterCache implements AutoCloseable {
                     io.fabric8.kubernetes.api.model.WatchEvent.class);
         } catch (RuntimeException e) {
             LOG.debug("watch decoding warm-up failed: {}", failure(e));
-        }
-    }
-
-    /**
-     * Makes the client decode a watch event's object of every watched kind straight into a
-     * {@link GenericKubernetesResource}, the informers' type. fabric8 otherwise decodes a Pod or Node event into its
-     * typed class (Pod, Node) and then converts it to the generic one (serialize and decode again): three passes
-     * per event, 94 % of the informer thread's time under the 5,000-node benchmark's churn. On 2,000 pod events
-     * of that cluster ({@code WatchEventDecodeCost}, quiet machine): 264–375 µs of CPU per event before, 89–113 µs
-     * after (docs/performance.md). Typed reads of this client ({@code client.pods()...get()}) name their class and
-     * are unaffected; the table is the client's own, so nothing else in the process changes.
-     */
-    static void decodeWatchedKindsGenerically(KubernetesClient client) {
-        for (WatchedKind kind : WatchedKind.ALL) {
-            client.getKubernetesSerialization().registerKubernetesResource(kind.apiVersion(), kind.kind(),
-                    GenericKubernetesResource.class);
         }
     }
 
@@ -446,5 +431,6 @@ public final class ClusterCache implements AutoCloseable {
         watchCheck.shutdownNow();
         informers.values().forEach(SharedIndexInformer::close);
         informers.clear();
+        client.close();
     }
 }

@@ -16,9 +16,9 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A watch event of a watched kind decodes straight into the informers' {@link GenericKubernetesResource} once a
- * {@link ClusterCache} is made with the client (fabric8's AbstractWatchManager converts an event object of another
- * class, a second and third pass: ClusterCache#decodeWatchedKindsGenerically). Nothing is contacted: decoding only.
+ * A watch event of a watched kind decodes straight into the informers' {@link GenericKubernetesResource} with
+ * {@link InformerDecoding} (fabric8's AbstractWatchManager converts an event object of another class, a second and
+ * third pass), and the client a {@link ClusterCache} is made with keeps fabric8's own decoding. Nothing is contacted.
  */
 class WatchEventDecodingTest {
 
@@ -36,30 +36,29 @@ class WatchEventDecodingTest {
 
     @Test
     void podAndNodeEventsDecodeIntoTheGenericTypeWithEveryField() {
-        try (KubernetesClient client = client();
-             ClusterCache cache = new ClusterCache(client, new SimpleMeterRegistry(), Clock.systemUTC(),
-                     Duration.ZERO, Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
-            WatchEvent pod = client.getKubernetesSerialization().unmarshal(POD_EVENT, WatchEvent.class);
-            assertThat(pod.getObject()).isInstanceOf(GenericKubernetesResource.class);
-            GenericKubernetesResource p = (GenericKubernetesResource) pod.getObject();
-            assertThat(p.getMetadata().getName()).isEqualTo("p0");
-            assertThat(p.getMetadata().getUid()).isEqualTo("u0");
-            assertThat(p.get("spec", "nodeName").toString()).isEqualTo("gpu-a1");
-            assertThat(p.get("status", "phase").toString()).isEqualTo("Running");
-            assertThat(((Map<?, ?>) ((Map<?, ?>) ((java.util.List<?>) p.get("spec", "containers")).get(0))
-                    .get("resources")).get("requests")).isEqualTo(Map.of("nvidia.com/gpu", "8"));
+        var decoding = InformerDecoding.serialization();
+        WatchEvent pod = decoding.unmarshal(POD_EVENT, WatchEvent.class);
+        assertThat(pod.getObject()).isInstanceOf(GenericKubernetesResource.class);
+        GenericKubernetesResource p = (GenericKubernetesResource) pod.getObject();
+        assertThat(p.getMetadata().getName()).isEqualTo("p0");
+        assertThat(p.getMetadata().getUid()).isEqualTo("u0");
+        assertThat(p.get("spec", "nodeName").toString()).isEqualTo("gpu-a1");
+        assertThat(p.get("status", "phase").toString()).isEqualTo("Running");
+        assertThat(((Map<?, ?>) ((Map<?, ?>) ((java.util.List<?>) p.get("spec", "containers")).get(0))
+                .get("resources")).get("requests")).isEqualTo(Map.of("nvidia.com/gpu", "8"));
 
-            WatchEvent node = client.getKubernetesSerialization().unmarshal(NODE_EVENT, WatchEvent.class);
-            assertThat(node.getObject()).isInstanceOf(GenericKubernetesResource.class);
-            assertThat(((GenericKubernetesResource) node.getObject()).getMetadata().getLabels())
-                    .containsEntry("a", "b");
-        }
+        WatchEvent node = decoding.unmarshal(NODE_EVENT, WatchEvent.class);
+        assertThat(node.getObject()).isInstanceOf(GenericKubernetesResource.class);
+        assertThat(((GenericKubernetesResource) node.getObject()).getMetadata().getLabels())
+                .containsEntry("a", "b");
     }
 
     @Test
-    void aClientNoCacheWasMadeWithKeepsFabric8sTypedDecoding() {
-        // fabric8's default, which the cache changes for its own client only
-        try (KubernetesClient other = client()) {
+    void theClientACacheWasMadeWithKeepsFabric8sTypedDecoding() {
+        // fabric8's default: the cache decodes with a client of its own (InformerDecoding), the caller's is unchanged
+        try (KubernetesClient other = client();
+             ClusterCache cache = new ClusterCache(other, new SimpleMeterRegistry(), Clock.systemUTC(),
+                     Duration.ZERO, Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
             WatchEvent pod = other.getKubernetesSerialization().unmarshal(POD_EVENT, WatchEvent.class);
             assertThat(pod.getObject()).isInstanceOf(Pod.class);
         }
