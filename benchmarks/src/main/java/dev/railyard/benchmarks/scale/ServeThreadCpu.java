@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 
 /**
  * Where serve's own CPU went, by the JVM's thread names ({@code /proc/<pid>/task/<tid>/comm} and {@code stat}): the
- * JIT compilers, the garbage collector, the API client's threads (fabric8's JDK HTTP client reads, decrypts and decodes
+ * JIT compilers, the garbage collector's threads (G1's; the VM thread, which runs every safepoint operation, GC pauses
+ * among them, counts as other), the API client's threads (fabric8's JDK HTTP client reads, decrypts and decodes
  * the informers' lists and watch events and hands each object to the state), and the rest (HTTP server, main,
  * background view refreshes). Linux only; threads that ended before the read are not counted, so the groups can add
  * up to less than the process's total.
@@ -30,14 +31,13 @@ final class ServeThreadCpu {
         g.put("C1 CompilerThre", "JIT C1");
         g.put("GC Thread", "GC");
         g.put("G1 ", "GC");
-        g.put("VM Thread", "GC");
         g.put("JdkHttpClient", "API client");
         g.put("HttpClient-", "API client");
         return g;
     }
 
     /**
-     * @return "JIT C2 8.8 s, JIT C1 1.8 s, GC 3.3 s, API client 7.2 s, other 3.9 s", or "unreadable" when /proc has
+     * @return "JIT C2 7.4 s, JIT C1 1.8 s, GC 3.2 s, API client 7.7 s, other 3.9 s", or "unreadable" when /proc has
      *         no such process
      */
     static String of(long pid) {

@@ -99,7 +99,6 @@ public final class ClusterCache implements AutoCloseable {
     public ClusterCache(KubernetesClient client, MeterRegistry registry, Clock clock, Duration resync,
                         Duration crdRecheck, ClusterState state) {
         this.state = state;
-        this.client = InformerDecoding.client(client);
         this.clock = clock;
         this.resync = resync;
         this.crdRecheck = crdRecheck;
@@ -121,6 +120,13 @@ public final class ClusterCache implements AutoCloseable {
                         () -> lastEventMillis.get() == 0 ? 0 : (clock.millis() - lastEventMillis.get()) / 1000.0)
                 .description("seconds since any informer last saw an event")
                 .register(registry);
+        // last, so nothing above can fail with this second client open and unreachable for close()
+        this.client = InformerDecoding.client(client);
+    }
+
+    /** @return the informers' own client ({@link InformerDecoding}); for tests */
+    KubernetesClient informersClient() {
+        return client;
     }
 
     /**

@@ -63,4 +63,24 @@ class WatchEventDecodingTest {
             assertThat(pod.getObject()).isInstanceOf(Pod.class);
         }
     }
+
+    @Test
+    void theCachesInformersDecodeWithInformerDecoding() {
+        // a Node event with managed fields and cached images, as the kubelet and server-side apply write them
+        String event = "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                + "\"metadata\":{\"name\":\"gpu-a1\",\"managedFields\":[{\"manager\":\"kubelet\"}]},"
+                + "\"status\":{\"images\":[{\"names\":[\"img\"]}],\"allocatable\":{\"nvidia.com/gpu\":\"8\"}}}}";
+        try (KubernetesClient other = client();
+             ClusterCache cache = new ClusterCache(other, new SimpleMeterRegistry(), Clock.systemUTC(),
+                     Duration.ZERO, Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
+            KubernetesClient informers = cache.informersClient();
+            assertThat(informers).isNotSameAs(other);
+            assertThat(informers.getConfiguration()).isSameAs(other.getConfiguration());
+            WatchEvent node = informers.getKubernetesSerialization().unmarshal(event, WatchEvent.class);
+            GenericKubernetesResource n = (GenericKubernetesResource) node.getObject();
+            assertThat(n.getMetadata().getManagedFields()).isEmpty();
+            Map<?, ?> status = (Map<?, ?>) n.getAdditionalProperties().get("status");
+            assertThat(status.keySet()).isEqualTo(java.util.Set.of("allocatable"));
+        }
+    }
 }
