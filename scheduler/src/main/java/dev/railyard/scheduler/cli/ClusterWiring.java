@@ -103,6 +103,8 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
         Supplier<ClusterView> views = () -> cache.synced() ? cache.snapshot() : null;
         EnginePlacementDecisions decisions = new EnginePlacementDecisions(views, ledger, new PlacementEngine(),
                 neutralScore, registry);
+        // the gangs a scheduler is placing get their plan for each new view before their next call
+        cache.afterEachView(decisions::prepare);
         SchedulingEvents events = new SchedulingEvents(client, registry, Duration.ofMinutes(1));
         decisions.recordEventsWith(events);
         // Volcano's holds are written on the pods (docs/adr/0011-address-holds.md) with the quick client

@@ -85,6 +85,7 @@ public final class ClusterCache implements AutoCloseable {
     private volatile boolean closed;
     /** Makes the next view soon after events arrive, once every kind has synced (docs/adr/0024). */
     private final ViewRefresher refresher;
+    private volatile java.util.function.Consumer<ClusterView> afterEachView;
 
     /**
      * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces);
@@ -104,7 +105,11 @@ public final class ClusterCache implements AutoCloseable {
         this.crdRecheck = crdRecheck;
         this.refresher = new ViewRefresher(() -> {
             if (synced()) {
-                state.snapshot();
+                ClusterView view = state.snapshot();
+                java.util.function.Consumer<ClusterView> then = afterEachView;
+                if (then != null) {
+                    then.accept(view);
+                }
             }
         }, ViewRefresher.DEFAULT_DELAY, ViewRefresher.DEFAULT_MIN_INTERVAL, registry);
         for (WatchedKind kind : WatchedKind.ALL) {
@@ -122,6 +127,17 @@ public final class ClusterCache implements AutoCloseable {
                 .register(registry);
         // last, so nothing above can fail with this second client open and unreachable for close()
         this.client = InformerDecoding.client(client);
+    }
+
+    /**
+     * Runs {@code then} on the view refresher's thread after each view it makes (docs/adr/0024, amendment: the
+     * scheduler's gangs are prepared for the new view there). What it throws is counted and logged as a failed
+     * refresh.
+     *
+     * @param then what to do with each new view, or null for nothing
+     */
+    public void afterEachView(java.util.function.Consumer<ClusterView> then) {
+        this.afterEachView = then;
     }
 
     /** @return the informers' own client ({@link InformerDecoding}); for tests */

@@ -55,6 +55,8 @@ public final class GangSession {
      * {@link #boundChecks}.
      */
     private final Cache<String, Decided> decided = thirtyMinutes(100_000);
+    /** Counts the plans made ({@link #plansMade}). */
+    private final java.util.concurrent.atomic.AtomicLong plansMade = new java.util.concurrent.atomic.AtomicLong();
     /** Counts every tentative allocation and its undoing. */
     private final java.util.concurrent.atomic.AtomicLong tentativeChanges = new java.util.concurrent.atomic.AtomicLong();
 
@@ -290,7 +292,13 @@ public final class GangSession {
         return m.plans().computeIfAbsent(key.toString(), k -> plan(snapshot, gang, toPlace));
     }
 
+    /** @return how many gang plans this session has made (each search, or short answer, of the engine) */
+    public long plansMade() {
+        return plansMade.get();
+    }
+
     private PlanOutcome plan(ClusterSnapshot snapshot, Gang gang, List<Member> toPlace) {
+        plansMade.incrementAndGet();
         try {
             // GangRequest is (namespace, name): its key, and so the hint's "gang", is namespace/name
             GangRequest request = new GangRequest(gang.namespace(), gang.name(),

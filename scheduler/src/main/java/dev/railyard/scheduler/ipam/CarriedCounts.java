@@ -49,9 +49,11 @@ final class CarriedCounts {
      * @param usable   its addresses (a function of the slice and the range)
      * @param sources  the IPPool objects of the view's pool name (empty: not created yet; several: one per namespace)
      * @param reserved the reservations inside the slice it was counted against
+     * @param index    the reservations' index {@code reserved} was read from (null: the network counts none); while a
+     *                 later state has the same index instance, {@code reserved} is the same and is not read again
      */
     record SliceView(String slice, UsableAddresses usable, List<IPPool> sources, List<IPAddress> reserved,
-                     RangeView view) {
+                     ReservedAddresses index, RangeView view) {
     }
 
     /**

@@ -97,6 +97,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private volatile boolean announcedCold;
     private volatile Reservations reservations;
     private final GangReader gangReader = new GangReader();
+    /** The gangs asked about lately, prepared for each new view ({@link #prepare}). */
+    private final RecentGangs recentGangs = new RecentGangs();
+    /** The last view {@link #prepare} was given. */
+    private volatile ClusterView prepared;
     private volatile DecisionEvents events;
     /**
      * The lines a caller can repeat at will (a gang not enqueueable, hints for a pod the webhook names): one per kind
@@ -122,6 +126,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         this.neutralScore = neutralScore;
         this.registry = registry;
         this.session = new GangSession(engine);
+        io.micrometer.core.instrument.FunctionCounter.builder("railyard_gang_plans_total", session,
+                        GangSession::plansMade)
+                .description("gang plans made, by a scheduler's call or for a new view before the calls (prepare)")
+                .register(registry);
         this.answers = new NodeAnswers(engine);
         this.hints = new BindHints(this::view, engine, session, gangReader, lines, (view, pod) -> {
             PodContext pc = contextOf(view, pod);
@@ -199,6 +207,47 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         }
     }
 
+    /**
+     * Prepares a new cluster view for the gangs asked about in the last 30 s ({@link RecentGangs}), at most
+     * {@value #PREPARED_GANGS}, most recent first: reads each gang from the view and decides for its first pod still
+     * to place as a call would ({@link GangSession#decide}), so the gang's plan, kept or made again, is there before
+     * the scheduler's next call. The cache's view refresher calls this after making each view (docs/adr/0024,
+     * amendment), off the calls' path; a call that comes first decides itself, and both reach the same plan (one per
+     * snapshot and member set). A view already prepared is skipped. Nothing is written to the scheduler: no Event,
+     * no steering entry. A gang whose PodGroup is gone or whose pods are all placed is forgotten; a gang that cannot
+     * be read or planned is skipped with a debug line (its next call says why).
+     *
+     * @param view the view just made, or null (ignored)
+     */
+    public void prepare(ClusterView view) {
+        if (view == null || view == prepared) {
+            return;
+        }
+        prepared = view;
+        for (RecentGangs.Asked a : recentGangs.recent(PREPARED_GANGS)) {
+            try {
+                PodGroup group = a.in(view);
+                if (group == null) {
+                    recentGangs.forget(a);
+                    continue;
+                }
+                GangSession.Gang gang = gangReader.gangOf(view, group);
+                GangSession.Member first = gang.members().stream()
+                        .filter(m -> m.node() == null || m.node().isEmpty()).findFirst().orElse(null);
+                if (first == null) {
+                    recentGangs.forget(a);
+                    continue;
+                }
+                session.decide(view.snapshot(), first.key(), first.name(), gang);
+            } catch (RuntimeException e) {
+                LOG.debug("preparing view g{} for gang {}: {}", view.generation(), a.key(), e.toString());
+            }
+        }
+    }
+
+    /** How many recently asked gangs {@link #prepare} plans for, at most, per view. */
+    static final int PREPARED_GANGS = 8;
+
     /** @return the current view, or null while the cache has not synced */
     ClusterView view() {
         ClusterView v = views.get();
@@ -268,6 +317,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             return new PodContext(request, policy, GangContext.none(), null, key, null);
         }
         PlacementPolicy policy = PlacementPolicy.resolve(null, group, pod.annotations(), view.snapshot().fabric());
+        recentGangs.asked(group);
         GangSession.Gang gang = gangReader.gangOf(view, group);
         GangSession.Decision d = session.decide(view.snapshot(), key, pod.ref().name(), gang);
         if (d.planned() != null) {

@@ -135,6 +135,8 @@ class ClusterCacheTest {
         ClusterState state = new ClusterState(null, null, null, Clock.systemUTC());
         try (ClusterCache cache = new ClusterCache(client, registry, Clock.systemUTC(), Duration.ZERO,
                 Duration.ofSeconds(1), state)) {
+            java.util.List<ClusterView> handed = new java.util.concurrent.CopyOnWriteArrayList<>();
+            cache.afterEachView(handed::add);
             cache.start();
             await().atMost(Duration.ofSeconds(10)).until(cache::synced);
             ClusterView first = cache.snapshot();
@@ -151,6 +153,8 @@ class ClusterCacheTest {
             assertThat(registry.get("railyard_view_refresh_seconds").timer().count()).isGreaterThanOrEqualTo(1);
             // and the scheduler's next call reads that view instead of making one
             assertThat(cache.snapshot()).isSameAs(made);
+            // the view is handed on, on the refresher's thread, for the gangs to be prepared (afterEachView)
+            await().atMost(Duration.ofSeconds(10)).until(() -> handed.contains(made));
         }
     }
 
