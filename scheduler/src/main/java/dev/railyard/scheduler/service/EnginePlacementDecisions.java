@@ -97,6 +97,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
     private volatile boolean announcedCold;
     private volatile Reservations reservations;
     private final GangReader gangReader = new GangReader();
+    /** How many recently asked gangs {@link #prepare} plans for, at most, per view. */
+    static final int PREPARED_GANGS = 8;
     /** The gangs asked about lately, prepared for each new view ({@link #prepare}). */
     private final RecentGangs recentGangs = new RecentGangs();
     /** The last view {@link #prepare} was given. */
@@ -244,9 +246,6 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             }
         }
     }
-
-    /** How many recently asked gangs {@link #prepare} plans for, at most, per view. */
-    static final int PREPARED_GANGS = 8;
 
     /** @return the current view, or null while the cache has not synced */
     ClusterView view() {

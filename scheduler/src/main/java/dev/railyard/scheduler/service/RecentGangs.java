@@ -26,15 +26,30 @@ final class RecentGangs {
     static final int MAX = 256;
     private static final long REWRITE_NANOS = 1_000_000_000L;
 
-    /** One gang asked about: its PodGroup's convention and {@code namespace/name}, and when it was last asked. */
-    record Asked(PodGroup.Convention convention, String key, long atNanos) {
+    /** A PodGroup by convention, namespace and name: the map's key, made without building a string per call. */
+    record Id(PodGroup.Convention convention, String namespace, String name) {
+    }
+
+    /** One gang asked about: its PodGroup's identity and when it was last asked. */
+    record Asked(Id id, long atNanos) {
+        /** @return which API its PodGroup came from */
+        PodGroup.Convention convention() {
+            return id.convention();
+        }
+
+        /** @return its PodGroup's {@code namespace/name} */
+        String key() {
+            return id.namespace() + "/" + id.name();
+        }
+
         /** @return the PodGroup in {@code view}, or null when it is gone */
         PodGroup in(ClusterView view) {
-            return convention == PodGroup.Convention.COSCHEDULING ? view.coschedulingGroup(key) : view.podGroup(key);
+            return convention() == PodGroup.Convention.COSCHEDULING ? view.coschedulingGroup(key())
+                    : view.podGroup(key());
         }
     }
 
-    private final ConcurrentMap<String, Asked> asked = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Id, Asked> asked = new ConcurrentHashMap<>();
     private final LongSupplier nanos;
 
     RecentGangs() {
@@ -48,7 +63,7 @@ final class RecentGangs {
 
     /** A call for a pod of {@code group}, a PodGroup of the cluster view. */
     void asked(PodGroup group) {
-        String id = group.convention() + " " + group.namespace() + "/" + group.name();
+        Id id = new Id(group.convention(), group.namespace(), group.name());
         long now = nanos.getAsLong();
         Asked last = asked.get(id);
         if (last != null && now - last.atNanos() < REWRITE_NANOS) {
@@ -60,7 +75,7 @@ final class RecentGangs {
                 return;
             }
         }
-        asked.put(id, new Asked(group.convention(), group.namespace() + "/" + group.name(), now));
+        asked.put(id, new Asked(id, now));
     }
 
     /**
@@ -76,7 +91,7 @@ final class RecentGangs {
 
     /** Forgets a gang (its PodGroup is gone, or none of its pods is left to place). */
     void forget(Asked a) {
-        asked.remove(a.convention() + " " + a.key(), a);
+        asked.remove(a.id(), a);
     }
 
     private void forgetStale(long now) {
