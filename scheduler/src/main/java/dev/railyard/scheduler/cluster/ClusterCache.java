@@ -50,6 +50,8 @@ public final class ClusterCache implements AutoCloseable {
     static final long LIST_PAGE = 5_000;
 
     private final KubernetesClient client;
+    /** The Pod informer's own client: it keeps of a Pod only what {@link PodView} reads ({@link PodDecoding}). */
+    private final KubernetesClient podClient;
     private final Clock clock;
     private final Duration resync;
     private final Map<WatchedKind, SharedIndexInformer<GenericKubernetesResource>> informers = new ConcurrentHashMap<>();
@@ -89,8 +91,9 @@ public final class ClusterCache implements AutoCloseable {
 
     /**
      * @param client     a client for the cluster (its namespace setting is ignored: the cache watches all namespaces);
-     *                   the informers use a client of their own with its server and credentials
-     *                   ({@link InformerDecoding}), closed by {@link #close()}
+     *                   the informers use two clients of their own with its server and credentials
+     *                   ({@link InformerDecoding}; the Pod informer's: {@link PodDecoding}), closed by
+     *                   {@link #close()}
      * @param registry   where to register gauges
      * @param clock      time source for snapshot stamps
      * @param resync     informer resync period; {@link Duration#ZERO} for none
@@ -125,8 +128,16 @@ public final class ClusterCache implements AutoCloseable {
                         () -> lastEventMillis.get() == 0 ? 0 : (clock.millis() - lastEventMillis.get()) / 1000.0)
                 .description("seconds since any informer last saw an event")
                 .register(registry);
-        // last, so nothing above can fail with this second client open and unreachable for close()
+        // last, so nothing above can fail with these clients open and unreachable for close()
         this.client = InformerDecoding.client(client);
+        KubernetesClient pods;
+        try {
+            pods = PodDecoding.client(client);
+        } catch (RuntimeException | Error e) {
+            this.client.close();
+            throw e;
+        }
+        this.podClient = pods;
     }
 
     /**
@@ -143,6 +154,11 @@ public final class ClusterCache implements AutoCloseable {
     /** @return the informers' own client ({@link InformerDecoding}); for tests */
     KubernetesClient informersClient() {
         return client;
+    }
+
+    /** @return the client whose informer watches {@code kind}: Pods have their own ({@link PodDecoding}) */
+    KubernetesClient clientFor(WatchedKind kind) {
+        return kind.equals(WatchedKind.POD) ? podClient : client;
     }
 
     /**
@@ -248,12 +264,15 @@ public final class ClusterCache implements AutoCloseable {
      * without their gang's plan (test-e2e RailyardKubeSchedulerIT, the gang bound across a restart).
      */
     private void warmWatchDecoding() {
-        try {
-            client.getKubernetesSerialization().unmarshal("{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\","
-                    + "\"kind\":\"Pod\",\"metadata\":{\"name\":\"railyard-warm-up\"}}}",
-                    io.fabric8.kubernetes.api.model.WatchEvent.class);
-        } catch (RuntimeException e) {
-            LOG.debug("watch decoding warm-up failed: {}", failure(e));
+        // both clients: the Pod informer's decodes the events that matter most here (new pods), the other's the rest
+        for (KubernetesClient c : List.of(podClient, client)) {
+            try {
+                c.getKubernetesSerialization().unmarshal("{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\","
+                        + "\"kind\":\"Pod\",\"metadata\":{\"name\":\"railyard-warm-up\"}}}",
+                        io.fabric8.kubernetes.api.model.WatchEvent.class);
+            } catch (RuntimeException e) {
+                LOG.debug("watch decoding warm-up failed: {}", failure(e));
+            }
         }
     }
 
@@ -321,7 +340,7 @@ public final class ClusterCache implements AutoCloseable {
         ResourceDefinitionContext ctx = new ResourceDefinitionContext.Builder()
                 .withGroup(kind.group()).withVersion(kind.version()).withKind(kind.kind())
                 .withPlural(kind.plural()).withNamespaced(kind.namespaced()).build();
-        var resources = client.genericKubernetesResources(ctx);
+        var resources = clientFor(kind).genericKubernetesResources(ctx);
         ResourceEventHandler<GenericKubernetesResource> handler = new ResourceEventHandler<>() {
             @Override
             // the state is fed by the store (KeysOnlyItemStore), synchronously; the handler only counts events
@@ -453,6 +472,10 @@ public final class ClusterCache implements AutoCloseable {
         watchCheck.shutdownNow();
         informers.values().forEach(SharedIndexInformer::close);
         informers.clear();
-        client.close();
+        try {
+            client.close();
+        } finally {
+            podClient.close();
+        }
     }
 }

@@ -36,6 +36,8 @@ import java.util.Map;
  *   ...) see the same values.</li>
  * </ol>
  *
+ * <p>The Pod informer has a client of its own whose decoding keeps still less of a Pod ({@link PodDecoding}).
+ *
  * <p>Only the informers use this client. Writes (Bindings, Events, hint patches, leases) go through the caller's
  * client, so no object read here is written back without its managed fields, and the caller's typed reads keep
  * fabric8's own decoding.
@@ -49,18 +51,33 @@ public final class InformerDecoding {
      * @return a new client with {@link #serialization()}; the caller closes it
      */
     static KubernetesClient client(KubernetesClient from) {
+        return client(from, serialization());
+    }
+
+    /** @return a new client with {@code from}'s server, credentials and timeouts and this decoding */
+    static KubernetesClient client(KubernetesClient from, KubernetesSerialization serialization) {
         return new KubernetesClientBuilder().withConfig(from.getConfiguration())
-                .withKubernetesSerialization(serialization()).build();
+                .withKubernetesSerialization(serialization).build();
     }
 
     /** @return a new serialization that decodes as described above; thread-safe, as fabric8's own */
     public static KubernetesSerialization serialization() {
+        return serialization(TopLevelFields.class);
+    }
+
+    /**
+     * @param topLevelMixIn the mix-in for {@link GenericKubernetesResource} that says how its top-level fields other
+     *                      than metadata are read
+     * @return a new serialization: fabric8's default mapper, metadata without managed fields, the mix-in, and every
+     *         {@link WatchedKind}'s watch events decoded straight into {@link GenericKubernetesResource}
+     */
+    static KubernetesSerialization serialization(Class<?> topLevelMixIn) {
         // fabric8's own default mapper (KubernetesSerialization's no-argument constructor, fabric8 8.0.0), plus the
         // two mix-ins
         JsonMapper mapper = JsonMapper.builderWithJackson2Defaults()
                 .addModule(new Jackson2JdkTypesModule())
                 .addMixIn(ObjectMeta.class, MetadataWithoutManagedFields.class)
-                .addMixIn(GenericKubernetesResource.class, TopLevelFields.class)
+                .addMixIn(GenericKubernetesResource.class, topLevelMixIn)
                 .build();
         KubernetesSerialization serialization = new KubernetesSerialization(mapper, true);
         for (WatchedKind kind : WatchedKind.ALL) {

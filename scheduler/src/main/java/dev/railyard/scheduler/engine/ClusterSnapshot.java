@@ -25,8 +25,8 @@ public final class ClusterSnapshot {
     private final AddressPools pools;
     private final List<String> nodeNames;
     private final int nodeNamesHash;
-    /** {@link #networks()}'s hash code, computed on first use (0: not yet; a racy but idempotent cache). */
-    private int networksHash;
+    /** {@link #networks()}'s hash code (never 0), shared with the map ({@link NetworkMap}). */
+    private final int networksHash;
 
     /**
      * @param nodes    the nodes
@@ -49,11 +49,9 @@ public final class ClusterSnapshot {
         this.index = idx;
         this.nodeNames = sorted.stream().map(NodeState::name).toList();
         this.nodeNamesHash = nodeNames.hashCode();
-        Map<String, SecondaryNetwork> nets = new HashMap<>();
-        for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
-            nets.put(n.key(), n);
-        }
-        this.networks = Collections.unmodifiableMap(nets);
+        NetworkMap nets = NetworkMap.of(networks);
+        this.networks = nets.map();
+        this.networksHash = nets.hash();
         this.fabric = fabric == null ? FabricModel.empty() : fabric;
         this.pools = pools;
     }
@@ -73,7 +71,48 @@ public final class ClusterSnapshot {
     public static ClusterSnapshot sorted(NodeState[] sorted, Map<String, Integer> index, List<String> names,
                                          List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
         return new ClusterSnapshot(Collections.unmodifiableList(java.util.Arrays.asList(sorted)), index, names,
-                namesHash(names), networks, fabric, pools);
+                namesHash(names), NetworkMap.of(networks), fabric, pools);
+    }
+
+    /**
+     * The networks by {@code namespace/name}, and their hash. The last map made is handed to every later snapshot
+     * whose networks are equal to it, so snapshots made one after another share one map instance while no
+     * NetworkAttachmentDefinition changes: the engine's answer caches compare their keys' networks on every call,
+     * and equal maps of different instances were compared entry by entry (docs/performance.md).
+     */
+    private record NetworkMap(Map<String, SecondaryNetwork> map, int hash) {
+        private static volatile NetworkMap last;
+
+        /** @return the map of {@code networks} (null: none), the last one made when its content is the same */
+        static NetworkMap of(List<SecondaryNetwork> networks) {
+            List<SecondaryNetwork> list = networks == null ? List.of() : networks;
+            NetworkMap m = last;
+            if (m != null && m.sameAs(list)) {
+                return m;
+            }
+            Map<String, SecondaryNetwork> nets = new HashMap<>();
+            for (SecondaryNetwork n : list) {
+                nets.put(n.key(), n);
+            }
+            Map<String, SecondaryNetwork> map = Collections.unmodifiableMap(nets);
+            m = new NetworkMap(map, map.hashCode() | 1);   // never 0, as before
+            last = m;
+            return m;
+        }
+
+        /** @return whether the map of {@code list} would equal this one (a later network wins on a repeated key) */
+        private boolean sameAs(List<SecondaryNetwork> list) {
+            if (list.size() != map.size()) {
+                return false;
+            }
+            java.util.Set<String> keys = new java.util.HashSet<>();
+            for (SecondaryNetwork n : list) {
+                if (!keys.add(n.key()) || !n.equals(map.get(n.key()))) {
+                    return false; // a repeated key: the list's map would be smaller than this one
+                }
+            }
+            return true;
+        }
     }
 
     /** The hash of the last node-name list seen, by instance: the state shares one list while no node comes or goes. */
@@ -94,16 +133,13 @@ public final class ClusterSnapshot {
     }
 
     private ClusterSnapshot(List<NodeState> nodes, Map<String, Integer> index, List<String> names, int namesHash,
-                            List<SecondaryNetwork> networks, FabricModel fabric, AddressPools pools) {
+                            NetworkMap networks, FabricModel fabric, AddressPools pools) {
         this.nodes = nodes;
         this.index = index;
         this.nodeNames = names;
         this.nodeNamesHash = namesHash;
-        Map<String, SecondaryNetwork> nets = new HashMap<>();
-        for (SecondaryNetwork n : networks == null ? List.<SecondaryNetwork>of() : networks) {
-            nets.put(n.key(), n);
-        }
-        this.networks = Collections.unmodifiableMap(nets);
+        this.networks = networks.map();
+        this.networksHash = networks.hash();
         this.fabric = fabric == null ? FabricModel.empty() : fabric;
         this.pools = pools;
     }
@@ -146,16 +182,12 @@ public final class ClusterSnapshot {
     }
 
     /**
-     * @return {@code networks().hashCode()}, computed once per snapshot: the engine's answer caches key on the
-     *         networks, and hashing the whole map on every call showed in profiles (docs/performance.md)
+     * @return {@code networks().hashCode() | 1}, computed once per distinct set of networks ({@link NetworkMap}): the
+     *         engine's answer caches key on the networks, and hashing the whole map on every call showed in profiles
+     *         (docs/performance.md)
      */
     public int networksHash() {
-        int h = networksHash;
-        if (h == 0) {
-            h = networks.hashCode() | 1;   // never 0 again: 0 means "not computed"
-            networksHash = h;
-        }
-        return h;
+        return networksHash;
     }
 
     /** @return the fabric model */
@@ -170,8 +202,8 @@ public final class ClusterSnapshot {
 
     /** @return the same nodes, networks and fabric with other address pools (O(1): the node lists are shared) */
     public ClusterSnapshot withPools(AddressPools other) {
-        return new ClusterSnapshot(nodes, index, nodeNames, nodeNamesHash, new ArrayList<>(networks.values()), fabric,
-                other);
+        return new ClusterSnapshot(nodes, index, nodeNames, nodeNamesHash, new NetworkMap(networks, networksHash),
+                fabric, other);
     }
 
     /**

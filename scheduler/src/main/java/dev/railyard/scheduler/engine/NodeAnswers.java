@@ -50,6 +50,8 @@ public final class NodeAnswers {
      */
     private final Cache<Status, Status> statuses = Caffeine.newBuilder().maximumSize(STATUSES).build();
     private volatile Unpooled unpooled;
+    private volatile LastAsked lastFilter;
+    private volatile LastAsked lastScore;
 
     /**
      * The key of a cached answer. {@code hash} comes first and is compared first, so questions that differ are told
@@ -81,6 +83,18 @@ public final class NodeAnswers {
     private record Answer(NodeState node, Object value) {
     }
 
+    /**
+     * The last question looked up in one of the caches, its answers, and when the cache last saw it asked. While it
+     * is asked again the cache is told at most once a second ({@link #TOUCH_NANOS}), so the question keeps its place
+     * there. Each answer is checked against the node's record before use, so answers kept here are never stale; at
+     * most one question's answers per cache outlive the cache's expiry while nothing is asked.
+     */
+    private record LastAsked(Question question, ConcurrentMap<String, Answer> answers, long touchedNanos) {
+    }
+
+    /** How often a question asked again and again is looked up in its cache anyway. */
+    private static final long TOUCH_NANOS = 1_000_000_000L;
+
     private record Unpooled(ClusterSnapshot with, ClusterSnapshot without) {
     }
 
@@ -99,6 +113,31 @@ public final class NodeAnswers {
                 pod.hostNetwork(), pod.nodeAffinity(), policy, ctx);
         return new Question(hash, s.networks(), fabric, pod.gpus(), pod.rdmaResources(), pod.networks(),
                 pod.hostNetwork(), pod.nodeAffinity(), policy, ctx);
+    }
+
+    /**
+     * The answers kept for a question: the last one asked of each cache first (a gang's tasks ask the same question
+     * for every node, call after call: a predicate storm's 320,000 calls ask one), then the cache.
+     */
+    private ConcurrentMap<String, Answer> answers(boolean filter, Question q) {
+        LastAsked last = filter ? lastFilter : lastScore;
+        long now = System.nanoTime();
+        boolean again = last != null && last.question().equals(q);
+        if (again && now - last.touchedNanos() < TOUCH_NANOS) {
+            return last.answers();
+        }
+        // a new question, or once a second the last one: the cache sees it as used (its expiry and eviction count
+        // uses) and gets the last answers back if it dropped them meanwhile
+        ConcurrentMap<String, Answer> kept = again ? last.answers() : null;
+        ConcurrentMap<String, Answer> answers = (filter ? filters : scores)
+                .get(q, k -> kept != null ? kept : new ConcurrentHashMap<>());
+        LastAsked next = new LastAsked(q, answers, now);
+        if (filter) {
+            lastFilter = next;
+        } else {
+            lastScore = next;
+        }
+        return answers;
     }
 
     private ClusterSnapshot withoutPools(ClusterSnapshot s) {
@@ -214,8 +253,7 @@ public final class NodeAnswers {
                 return engine.filter(s, pod, policy, node, ctx);
             }
             if (filterAnswers == null) {
-                filterAnswers = filters.get(question(s, pod, policy, filterContext(pod, policy, ctx)),
-                        k -> new ConcurrentHashMap<>());
+                filterAnswers = answers(true, question(s, pod, policy, filterContext(pod, policy, ctx)));
             }
             Answer a = filterAnswers.get(node);
             if (a == null || a.node() != ns) {
@@ -240,7 +278,7 @@ public final class NodeAnswers {
             }
             GangContext railsOnly = scoreContext(ctx);
             if (scoreAnswers == null) {
-                scoreAnswers = scores.get(question(s, pod, policy, railsOnly), k -> new ConcurrentHashMap<>());
+                scoreAnswers = answers(false, question(s, pod, policy, railsOnly));
             }
             Answer a = scoreAnswers.get(node);
             if (a == null || a.node() != ns) {

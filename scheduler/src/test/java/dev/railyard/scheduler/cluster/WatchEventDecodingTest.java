@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -81,6 +82,35 @@ class WatchEventDecodingTest {
             assertThat(n.getMetadata().getManagedFields()).isEmpty();
             Map<?, ?> status = (Map<?, ?>) n.getAdditionalProperties().get("status");
             assertThat(status.keySet()).isEqualTo(java.util.Set.of("allocatable"));
+        }
+    }
+    @Test
+    void thePodInformerDecodesWithPodDecodingAndTheOthersWithInformerDecoding() {
+        // a Pod event with an image, environment, volumes and conditions, none of which PodView reads
+        String event = "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+                + "\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"managedFields\":[{\"manager\":\"m\"}]},"
+                + "\"spec\":{\"nodeName\":\"gpu-a1\",\"volumes\":[{\"name\":\"v\"}],\"containers\":[{\"name\":\"c\","
+                + "\"image\":\"img\",\"env\":[{\"name\":\"A\",\"value\":\"1\"}],"
+                + "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"8\"}}}]},"
+                + "\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}}";
+        try (KubernetesClient other = client();
+             ClusterCache cache = new ClusterCache(other, new SimpleMeterRegistry(), Clock.systemUTC(),
+                     Duration.ZERO, Duration.ofMinutes(10), new ClusterState(null, null, null, Clock.systemUTC()))) {
+            KubernetesClient pods = cache.clientFor(WatchedKind.POD);
+            assertThat(pods).isNotSameAs(other).isNotSameAs(cache.informersClient());
+            assertThat(pods.getConfiguration()).isSameAs(other.getConfiguration());
+            for (WatchedKind kind : WatchedKind.ALL) {
+                if (!kind.equals(WatchedKind.POD)) {
+                    assertThat(cache.clientFor(kind)).as(kind.kind()).isSameAs(cache.informersClient());
+                }
+            }
+            GenericKubernetesResource p = (GenericKubernetesResource) pods.getKubernetesSerialization()
+                    .unmarshal(event, WatchEvent.class).getObject();
+            assertThat(p.getMetadata().getManagedFields()).isEmpty();
+            assertThat(p.getAdditionalProperties()).isEqualTo(Map.of(
+                    "spec", Map.of("nodeName", "gpu-a1", "containers", List.of(Map.of("name", "c",
+                            "resources", Map.of("limits", Map.of("nvidia.com/gpu", "8"))))),
+                    "status", Map.of("phase", "Running")));
         }
     }
 }

@@ -163,4 +163,38 @@ class NodeAnswersTest {
         assertThat(cached2).isEqualTo(engine2);
         assertThat(cached2.status()).isSameAs(cached1.status());
     }
+    @Test
+    void aNetworkMovedToAnotherHcaIsAnsweredAgainNotFromTheLastQuestion() {
+        ClusterView v = cluster();
+        PodRequest pod = twoGpusOnRail0();
+        PlacementPolicy policy = PlacementPolicy.defaults();
+        // rail0 on lan2 (mlx5_0, rail 0): gpu-a's two free GPUs (6 and 7) are on rail 3, so it is refused; asked
+        // twice, so the second answer comes from the last question kept
+        for (int i = 0; i < 2; i++) {
+            assertThat(answers.filter(v.snapshot(), pod, policy, "gpu-a", GangContext.none(), null).feasible())
+                    .isFalse();
+        }
+        // the same question but for the networks: rail0 now hangs off lan5 (mlx5_3, rail 3, seed-setup: lan2..lan5 =
+        // mlx5_0..mlx5_3), next to GPUs 6 and 7
+        add(WatchedKind.NETWORK_ATTACHMENT_DEFINITION, nad("prod", "rail0", "lan5", "192.168.4.0/30"));
+        ClusterSnapshot moved = state.snapshot().snapshot();
+        assertThat(moved.networks()).isNotSameAs(v.snapshot().networks());
+        NodeVerdict expected = engine.filter(moved, pod, policy, "gpu-a", GangContext.none());
+        assertThat(expected.feasible()).isTrue();
+        assertThat(answers.filter(moved, pod, policy, "gpu-a", GangContext.none(), null)).isEqualTo(expected);
+        assertAnswersAreTheEngines(moved, pod);
+    }
+    @Test
+    void aQuestionAskedAgainAfterASecondIsStillAnsweredAsTheEngine() throws InterruptedException {
+        // past NodeAnswers' one-second touch: the last question is looked up in its cache again, same answers
+        ClusterView v = cluster();
+        PodRequest pod = twoGpusOnRail0();
+        PlacementPolicy policy = PlacementPolicy.defaults();
+        NodeVerdict first = answers.filter(v.snapshot(), pod, policy, "gpu-b", GangContext.none(), null);
+        Thread.sleep(1_100);
+        assertThat(answers.filter(v.snapshot(), pod, policy, "gpu-b", GangContext.none(), null)).isEqualTo(first)
+                .isEqualTo(engine.filter(v.snapshot(), pod, policy, "gpu-b", GangContext.none()));
+        assertThat(first.feasible()).isTrue(); // one address left on rail0, GPUs free on gpu-b
+        assertAnswersAreTheEngines(v.snapshot(), pod);
+    }
 }
