@@ -225,7 +225,11 @@ public final class ClusterSnapshot {
         return withNodes(changed);
     }
 
-    /** @return a snapshot with some nodes replaced (same networks, fabric and pools) */
+    /**
+     * @return a snapshot with some nodes replaced (same networks, fabric and pools); a replacement whose name is not
+     *         in this snapshot is ignored. The names and their order do not change, so the index, the name list and
+     *         the networks map are shared.
+     */
     public ClusterSnapshot withNodes(List<NodeState> replaced) {
         Map<String, NodeState> byName = new HashMap<>();
         for (NodeState n : replaced) {
@@ -235,6 +239,7 @@ public final class ClusterSnapshot {
         for (NodeState n : nodes) {
             next.add(byName.getOrDefault(n.name(), n));
         }
-        return new ClusterSnapshot(next, new ArrayList<>(networks.values()), fabric, pools);
+        return new ClusterSnapshot(Collections.unmodifiableList(next), index, nodeNames, nodeNamesHash,
+                new NetworkMap(networks, networksHash), fabric, pools);
     }
 }
