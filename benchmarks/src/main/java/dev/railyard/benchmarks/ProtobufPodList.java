@@ -163,18 +163,24 @@ final class ProtobufPodList {
 
     // PodStatus: phase 1
     private static String status(CodedInputStream in) throws IOException {
-        String[] phase = {""};
-        nested(in, () -> {
-            while (!in.isAtEnd()) {
-                int tag = in.readTag();
-                if (tag >>> 3 == 1) {
-                    phase[0] = in.readStringRequireUtf8();
-                } else {
-                    in.skipField(tag);
-                }
+        int limit = in.pushLimit(in.readRawVarint32());
+        String phase = fieldOne(in);
+        in.popLimit(limit);
+        return phase;
+    }
+
+    // the message's field 1 as a string ("" without one); the rest skipped
+    private static String fieldOne(CodedInputStream in) throws IOException {
+        String value = "";
+        while (!in.isAtEnd()) {
+            int tag = in.readTag();
+            if (tag >>> 3 == 1) {
+                value = in.readStringRequireUtf8();
+            } else {
+                in.skipField(tag);
             }
-        });
-        return phase[0];
+        }
+        return value;
     }
 
     // Affinity: nodeAffinity 1 (required 1: NodeSelector{terms 1}; preferred 2: {weight 1, preference 2});
@@ -228,16 +234,7 @@ final class ProtobufPodList {
             if (tag >>> 3 == 1) {
                 key = in.readStringRequireUtf8();
             } else if (tag >>> 3 == 2 && quantity) {
-                nested(in, () -> {
-                    while (!in.isAtEnd()) {
-                        int t = in.readTag();
-                        if (t >>> 3 == 1) {
-                            value[0] = in.readStringRequireUtf8();
-                        } else {
-                            in.skipField(t);
-                        }
-                    }
-                });
+                nested(in, () -> value[0] = fieldOne(in));
             } else if (tag >>> 3 == 2) {
                 value[0] = in.readStringRequireUtf8();
             } else {
