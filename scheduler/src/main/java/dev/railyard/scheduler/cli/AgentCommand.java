@@ -124,6 +124,14 @@ final class AgentCommand implements Callable<Integer> {
         if (dryRun) {
             return dryRun(settings);
         }
+        // a kubeconfig that cannot be read, or no API server at all, is one line and exit 2 here, not a client
+        // that retries a connection to nowhere every few seconds
+        if (kubeconfig != null) {
+            ApiServerConfigSource.fromKubeconfig(kubeconfig);
+        } else {
+            ApiServerConfigSource.autoConfigure("give --kubeconfig FILE (the chart's DaemonSet runs it with its "
+                    + "service account), or --dry-run to print the NodeTopology without a cluster");
+        }
         NodeAgentRuntime runtime = NodeAgentRuntime.start(settings, kubeconfig, address);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -3,6 +3,7 @@ package dev.railyard.scheduler.cli;
 import dev.railyard.topology.InputException;
 import io.fabric8.kubernetes.client.Config;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -65,6 +66,62 @@ final class ApiServerConfigSource {
     static String require(String insteadHint) {
         return require(Config.getKubeconfigFilenames(), System.getenv(), System.getProperty("kubernetes.master"),
                 SERVICE_ACCOUNT_TOKEN, insteadHint);
+    }
+
+    /**
+     * fabric8's {@code Config.autoConfigure} (kubectl's rules), after {@link #require}.
+     *
+     * @param insteadHint what the user can do instead, for the message when nothing is configured
+     * @return the client configuration
+     * @throws InputException when nothing is configured, or the kubeconfig found cannot be parsed (naming it)
+     */
+    static Config autoConfigure(String insteadHint) {
+        String from = require(insteadHint);
+        try {
+            return Config.autoConfigure(null);
+        } catch (RuntimeException e) {
+            throw unusable(from, e);
+        }
+    }
+
+    /**
+     * @param file a kubeconfig file given on the command line
+     * @return the client configuration it holds (its current context)
+     * @throws InputException when the file cannot be read or parsed, naming it
+     */
+    static Config fromKubeconfig(Path file) {
+        try {
+            return Config.fromKubeconfig(null, Files.readString(file), file.toString());
+        } catch (IOException e) {
+            throw new InputException("cannot read kubeconfig " + file + ": " + InputException.reason(e), e);
+        } catch (RuntimeException e) {
+            throw unusable("kubeconfig " + file, e);
+        }
+    }
+
+    /** SnakeYAML's position line, followed by the quoted source line and a caret line. */
+    private static final java.util.regex.Pattern YAML_MARK =
+            java.util.regex.Pattern.compile("in (?:'?reader'?|.*?), (line \\d+, column \\d+):?");
+
+    /**
+     * The parser's message made one line: YAML's spans lines ("while parsing a flow node", " in reader, line 2,
+     * column 3:", the source line, a caret, "expected ..."), so each position becomes "(line 2, column 3)" after
+     * the words it belongs to and the quoted source and caret lines are left out.
+     */
+    static InputException unusable(String what, RuntimeException e) {
+        java.util.List<String> kept = new java.util.ArrayList<>();
+        String[] lines = String.valueOf(e.getMessage()).strip().split("\\R");
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            java.util.regex.Matcher mark = YAML_MARK.matcher(line);
+            if (mark.matches() && !kept.isEmpty()) {
+                kept.set(kept.size() - 1, kept.get(kept.size() - 1) + " (" + mark.group(1) + ")");
+                i += 2;
+            } else if (!line.isEmpty()) {
+                kept.add(line);
+            }
+        }
+        return new InputException(what + " is not usable: " + String.join("; ", kept), e);
     }
 
     private static boolean notBlank(String s) {

@@ -97,8 +97,7 @@ final class ClusterSourceOptions {
         KubernetesClient client;
         try {
             // kubectl's rules (KUBECONFIG, ~/.kube/config, in-cluster); one retry only: a person is waiting
-            Config config = Config.autoConfigure(null);
-            ApiServerConfigSource.require("give --snapshot DIR to read saved objects instead "
+            Config config = ApiServerConfigSource.autoConfigure("give --snapshot DIR to read saved objects instead "
                     + "(docs/explain.md, Snapshot directories)");
             config.setRequestRetryBackoffLimit(1);
             client = new KubernetesClientBuilder().withConfig(config).build();

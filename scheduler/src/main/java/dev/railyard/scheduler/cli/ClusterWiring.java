@@ -35,8 +35,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -167,23 +165,16 @@ record ClusterWiring(KubernetesClient client, ClusterCache cache, IpPoolLedger l
     }
 
     private static KubernetesClient connect(Path kubeconfig) {
-        if (kubeconfig == null) {
-            Config config = Config.autoConfigure(null);
-            String from = ApiServerConfigSource.require(
-                    "give --kubeconfig FILE, or run with --no-cluster to try the protocols without a cluster");
-            LoggerFactory.getLogger(ClusterWiring.class).info("watching the Kubernetes API server {} ({})",
-                    config.getMasterUrl(), from);
-            return new KubernetesClientBuilder().withConfig(config).build();
-        }
+        String hint = "give --kubeconfig FILE, or run with --no-cluster to try the protocols without a cluster";
+        Config config = kubeconfig == null ? ApiServerConfigSource.autoConfigure(hint)
+                : ApiServerConfigSource.fromKubeconfig(kubeconfig);
+        String from = kubeconfig == null ? ApiServerConfigSource.require(hint) : "kubeconfig " + kubeconfig;
+        LoggerFactory.getLogger(ClusterWiring.class).info("watching the Kubernetes API server {} ({})",
+                config.getMasterUrl(), from);
         try {
-            Config config = Config.fromKubeconfig(null, Files.readString(kubeconfig), kubeconfig.toString());
-            LoggerFactory.getLogger(ClusterWiring.class).info("watching the Kubernetes API server {} (kubeconfig {})",
-                    config.getMasterUrl(), kubeconfig);
             return new KubernetesClientBuilder().withConfig(config).build();
-        } catch (IOException e) {
-            throw new InputException("cannot read kubeconfig " + kubeconfig + ": " + InputException.reason(e), e);
         } catch (RuntimeException e) {
-            throw new InputException("kubeconfig " + kubeconfig + " is not usable: " + e.getMessage());
+            throw new InputException("the Kubernetes client cannot be set up from " + from + ": " + e.getMessage(), e);
         }
     }
 

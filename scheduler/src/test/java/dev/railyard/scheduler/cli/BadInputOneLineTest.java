@@ -168,6 +168,32 @@ class BadInputOneLineTest {
     }
 
     @Test
+    void aKubeconfigThatCannotBeParsedIsNamedOnOneLineByServeAndTheAgent() throws IOException {
+        // A cut YAML flow mapping. SnakeYAML (under fabric8's Config) says it over eight lines: "while parsing a flow
+        // node", " in reader, line 2, column 3:", the source line, a caret, "expected the node content, but found
+        // '-'", and the position again. Was: the first of them alone after "internal error:", exit 1, in the agent
+        // and in pools/explain/serve without --kubeconfig (the same parser, through Config.autoConfigure).
+        Path cut = Files.writeString(tmp.resolve("cut-kubeconfig"), "garbage: [\n  - {");
+        String yaml = "while parsing a flow node (line 2, column 3); expected the node content, but found '-' "
+                + "(line 2, column 3)";
+        assertOneLine(run("serve", "--port", "0", "--kubeconfig", cut.toString()),
+                "railyard: kubeconfig " + cut + " is not usable: " + yaml);
+        assertOneLine(run("agent", "--kubeconfig", cut.toString(), "--sys-root", tmp.toString(), "--node-name", "n1",
+                "--listen", "none"), "railyard: kubeconfig " + cut + " is not usable: " + yaml);
+        // was: "internal error: ... KubernetesClientException: /x (File) is not a parseable Kubernetes Config"
+        Path missing = tmp.resolve("no-kubeconfig");
+        assertOneLine(run("agent", "--kubeconfig", missing.toString(), "--sys-root", tmp.toString(), "--node-name",
+                "n1", "--listen", "none"), "railyard: cannot read kubeconfig " + missing + ": no such file or directory");
+        // valid YAML of the wrong shape: Jackson's words, on one line, naming the file and the field
+        Path shape = Files.writeString(tmp.resolve("shape-kubeconfig"), "apiVersion: v1\nkind: Config\nclusters: 5\n");
+        assertThatThrownBy(() -> ApiServerConfigSource.fromKubeconfig(shape))
+                .isInstanceOf(InputException.class)
+                .hasMessageStartingWith("kubeconfig " + shape + " is not usable: ")
+                .hasMessageContaining("Config[\"clusters\"]")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
     void noApiServerConfigurationIsOneLineNotAConnectionStackTrace() throws IOException {
         Path token = tmp.resolve("token");
         // was: after ~20 s per kind, "cannot list nodes from https://kubernetes.default.svc/: Operation: [list] for
