@@ -67,7 +67,14 @@ filter() { grep -v 'found symbolic link in path' >&2 || true; }
 if [ -n "${HELM:-}" ]; then helm=("$HELM"); else helm=("$DEPLOY/tools/helm.sh"); fi
 if [ -n "$out" ]; then
   mkdir -p "$(dirname "$out")"
-  "${helm[@]}" "${args[@]}" "$@" > "$out.tmp" 2> >(filter) && mv "$out.tmp" "$out"
+  # nothing half-written: the rendering lands at $out only when helm succeeded
+  if "${helm[@]}" "${args[@]}" "$@" > "$out.tmp" 2> >(filter); then
+    mv "$out.tmp" "$out"
+  else
+    rc=$?
+    rm -f "$out.tmp"
+    exit $rc
+  fi
 else
   "${helm[@]}" "${args[@]}" "$@" 2> >(filter)
 fi

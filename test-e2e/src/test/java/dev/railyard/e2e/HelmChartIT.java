@@ -46,6 +46,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -146,7 +147,7 @@ class HelmChartIT {
     void aBadValueIsRefusedNamingTheObjectAndTheServersReason() throws IOException {
         // apps/v1 validation (pkg/apis/apps/validation ValidateDeploymentSpec -> ValidateNonnegativeField):
         // "spec.replicas: Invalid value: -1: must be greater than or equal to 0". helm itself checks nothing here
-        // (the chart has no values.schema.json), so only the API server can catch it.
+        // (the chart's values.schema.json leaves replicas to it), so only the API server can catch it.
         List<String> rejected = HelmChart.dryRun(client, "replicas=-1",
                 chart.render("broken-replicas", "default", "--set", "extender.replicas=-1"));
 
@@ -154,6 +155,29 @@ class HelmChartIT {
         assertThat(rejected.getFirst())
                 .startsWith("replicas=-1: Deployment railyard-system/railyard-extender (railyard/templates/extender-deployment.yaml): HTTP 422: ")
                 .contains("spec.replicas").contains("must be greater than or equal to 0");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        // each value makes `serve` exit 2 at start (ServeCommand.resolve: "neutral score must be 0..100, got 200",
+        // "Volcano score weight must be a finite number >= 0", VolcanoReplyDialect.parse refuses v2.0, "log level
+        // must be one of ...", "max request size \"lots\" is not a byte count", and a second listener on a port
+        // in use), so the chart refuses it at render time instead of installing a pod that crash-loops
+        "extender.neutralScore=200          | at '/extender/neutralScore': maximum: got 200, want 100",
+        "extender.volcano.scoreWeight=-3    | at '/extender/volcano/scoreWeight': minimum: got -3, want 0",
+        "extender.volcano.replyDialect=v2.0 | at '/extender/volcano/replyDialect': 'v2.0' does not match pattern",
+        "extender.logLevel=verbose          | at '/extender/logLevel': value must be one of 'error'",
+        "extender.maxRequestSize=lots       | at '/extender/maxRequestSize': 'lots' does not match pattern",
+        "webhook.port=8888                  | extender.port, extender.secure.port (when served) and webhook.port (when enabled) must differ",
+    })
+    void aValueServeWouldRefuseIsRefusedByHelmNamingIt(String set, String reason) throws IOException {
+        Path out = Path.of(System.getProperty("railyard.e2e.chart-out", "target/chart")).toAbsolutePath()
+                .resolve("refused-" + set + ".yaml");
+        assertThatThrownBy(() -> chart.render("refused-" + set, "default", "--set", set))
+                .isInstanceOf(IOException.class).hasMessageContaining(reason);
+        // render.sh leaves nothing half-written behind
+        assertThat(out).doesNotExist();
+        assertThat(Path.of(out + ".tmp")).doesNotExist();
     }
 
     @Test
