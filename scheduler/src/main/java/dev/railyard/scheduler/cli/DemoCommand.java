@@ -42,7 +42,7 @@ final class DemoCommand implements Runnable {
             description = "Also print each job's policy, pods, notes, refused nodes and hints.")
     boolean verbose;
 
-    @Option(names = "--export-snapshot", paramLabel = "DIR", hidden = true,
+    @Option(names = "--export-snapshot", paramLabel = "DIR",
             description = "Write the demo cluster as a snapshot directory for 'railyard explain' and stop.")
     Path exportSnapshot;
 

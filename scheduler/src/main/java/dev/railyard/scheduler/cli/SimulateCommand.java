@@ -124,6 +124,11 @@ final class SimulateCommand implements Runnable {
         if (writeReport && parent != null && !Files.isDirectory(parent)) {
             throw new InputException("--report " + report + ": directory " + parent + " does not exist");
         }
+        if (writeReport && Files.isDirectory(report)) {
+            // found before the simulation runs, not after it (the run can take minutes at 4,096 nodes)
+            throw new InputException("--report " + report + ": is a directory; give a file name such as "
+                    + report.resolve("railyard-simulate.svg"));
+        }
         PrintWriter out = spec.commandLine().getOut();
         try {
             StepTimeModel model = modelFile == null ? StepTimeModel.defaults() : StepTimeModel.read(modelFile);

@@ -63,6 +63,9 @@ public final class GeneratedCluster {
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("machine mix entry '" + part + "': count is not a number");
             }
+            if (n < 0) {
+                throw new IllegalArgumentException("machine mix entry '" + part + "': count must be 0 or more");
+            }
             for (int i = 0; i < n; i++) {
                 rotation.add(kv[0]);
             }

@@ -165,6 +165,12 @@ class BadInputOneLineTest {
         Path list = Files.writeString(tmp.resolve("list.yaml"), "- a\n- b\n");
         assertOneLine(run("simulate", "--jobs", list.toString()),
                 "railyard: " + list + " line 1, column 1: expected a mapping, got a list");
+        // was: the whole simulation ran first (minutes at 4,096 nodes), then "cannot write" and no table
+        assertOneLine(run("simulate", "--report", tmp.toString()), "railyard: --report " + tmp
+                + ": is a directory; give a file name such as " + tmp.resolve("railyard-simulate.svg"));
+        // was: "empty machine mix", as if nothing had been given
+        assertOneLine(run("simulate", "--machines", "dgx:-1"),
+                "railyard: machine mix entry 'dgx:-1': count must be 0 or more");
     }
 
     @Test
