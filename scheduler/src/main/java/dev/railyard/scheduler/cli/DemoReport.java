@@ -83,7 +83,7 @@ final class DemoReport {
         out.wrap("  GPUs→HCA  the HCA (RDMA NIC) each GPU of the first pod sends through, by GPU index; mlx5_N is the "
                 + "node's HCA on rail N", "            ");
         out.wrap("  DIST      the farthest PCIe path of those pairs, best first: PIX (one PCIe switch), PXB "
-                + "(several switches), PHB (the CPU's host bridge), NODE (two host bridges of one socket), SYS "
+                + "(several switches), P2C (a Grace GPU to a NIC of its own CPU over NVLink-C2C), PHB (the CPU's host bridge), NODE (two host bridges of one socket), SYS "
                 + "(across sockets); NCCL uses GPUDirect RDMA only up to PXB", "            ");
         out.wrap("  RAILS     {rail×GPUs} of each pod; pods with equal rail sets send rail to rail through the "
                 + "same leaf switches", "            ");
@@ -92,7 +92,8 @@ final class DemoReport {
                 + "NODE 5, SYS 8; 4 per PCIe group left partly used; 1 per free GPU left on a used node); free GPUs "
                 + "left in the chosen domain (tightest fit first)", "            ");
         out.wrap("  RESULT    the smallest fabric domain holding every pod (node < leaf < spine < core; a leaf domain "
-                + "is named by its first leaf), or why the job is refused", "            ");
+                + "is one leaf per rail used, named by its leaves: two joined by +, more as the first and how many "
+                + "more), or why the job is refused", "            ");
     }
 
     /** Address pools after the demo, one line per network. */
@@ -103,7 +104,7 @@ final class DemoReport {
             for (PoolStatus p : pools(n)) {
                 out.println(String.format("  %-20s pool %-15s %4d of %4d free (%d allocated%s, %d held by the demo's"
                                 + " pods)", n.name(), p.poolName(), p.free(), p.usable(), p.allocated(),
-                        p.staleAllocations().isEmpty() ? "" : ", " + p.staleAllocations().size() + " stale",
+                        p.staleAllocations().isEmpty() ? "" : " of which " + p.staleAllocations().size() + " stale",
                         p.inFlight()));
             }
         }

@@ -226,27 +226,45 @@ public final class ExplanationTable {
      *         job/w-1 (bound, address not recorded yet, gpu-a2)}
      */
     static String holders(List<Explanation.HoldLine> holds) {
-        List<String> hs = new ArrayList<>();
+        // holders taken together (one gang's plan, one kube filter) share who, since and until: said once per run
+        List<String> groups = new ArrayList<>();
+        String lastKey = null;
+        List<String> pods = new ArrayList<>();
         for (int i = 0; i < Math.min(HOLDS_SHOWN, holds.size()); i++) {
             Explanation.HoldLine h = holds.get(i);
             List<String> parts = new ArrayList<>(List.of(h.by()));
-            if (h.node() != null) {
-                parts.add(h.node());
-            }
             if (h.since() != null) {
-                parts.add("since " + h.since());
+                parts.add("since " + seconds(h.since()));
             }
             if (h.until() != null) {
-                parts.add("until " + h.until());
+                parts.add("until " + seconds(h.until()));
             }
             if (h.persisted()) {
                 parts.add("on the pod");
             }
-            hs.add(h.podRef() + (h.addresses() > 1 ? " ×" + h.addresses() : "") + " (" + String.join(", ", parts)
-                    + ")");
+            String key = String.join(", ", parts);
+            if (!key.equals(lastKey) && lastKey != null) {
+                groups.add(lastKey + ": " + String.join(", ", pods));
+                pods = new ArrayList<>();
+            }
+            lastKey = key;
+            pods.add(h.podRef() + (h.addresses() > 1 ? " ×" + h.addresses() : "")
+                    + (h.node() == null ? "" : " on " + h.node()));
+        }
+        if (lastKey != null) {
+            groups.add(lastKey + ": " + String.join(", ", pods));
         }
         int more = holds.size() - HOLDS_SHOWN;
-        return String.join(", ", hs) + (more > 0 ? " and " + more + " more" : "");
+        return String.join("; ", groups) + (more > 0 ? " and " + more + " more" : "");
+    }
+
+    /** An RFC 3339 time to whole seconds, as a person reads it (the JSON keeps the exact one). */
+    private static String seconds(String rfc3339) {
+        try {
+            return java.time.Instant.parse(rfc3339).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        } catch (java.time.format.DateTimeParseException e) {
+            return rfc3339;
+        }
     }
 
     private static void pools(StringBuilder b, List<Explanation.PoolLine> pools, boolean needed) {
@@ -259,6 +277,7 @@ public final class ExplanationTable {
         head.add("STATUS");
         rows.add(head.toArray(String[]::new));
         List<String> details = new ArrayList<>();
+        java.util.Map<String, String> sameHolders = new java.util.HashMap<>();
         for (Explanation.PoolLine l : pools) {
             List<String> row = new ArrayList<>(List.of(or(l.network(), "(none)"), or(l.master(), "-"),
                     or(l.pool(), "-") + (l.node() == null ? "" : " @" + l.node()),
@@ -288,7 +307,10 @@ public final class ExplanationTable {
                 details.add("  inconsistent " + l.pool() + ": " + inc);
             }
             if (!l.holds().isEmpty()) {
-                details.add("  in flight in " + l.pool() + ": " + holders(l.holds()));
+                String text = holders(l.holds());
+                // a pod on several networks holds one address in each pool: said once, then referred to
+                String earlier = sameHolders.putIfAbsent(text, l.pool());
+                details.add("  in flight in " + l.pool() + ": " + (earlier == null ? text : "the same as in " + earlier));
             }
         }
         table(b, rows, "  ");

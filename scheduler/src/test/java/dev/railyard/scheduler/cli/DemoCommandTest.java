@@ -78,7 +78,7 @@ class DemoCommandTest {
         assertThat(out).contains("192.168.16.0-22 exhausted" + SEP);
         assertThat(out.split("How to read it:", -1)).hasSize(2);
         assertThat(out).contains("COST      hops/local/slack").contains("DIST      the farthest PCIe path");
-        assertThat(out).contains("  rdma-net-ipam-lan5   pool 192.168.16.0-22    0 of 1022 free (1015 allocated, 3 stale, "
+        assertThat(out).contains("  rdma-net-ipam-lan5   pool 192.168.16.0-22    0 of 1022 free (1015 allocated of which 3 stale, "
                 + "7 held by the demo's pods)");
         assertThat(out).contains("each job's policy, pods, refused nodes and hints: railyard demo --verbose")
                 .doesNotContain("== 1. Volcano Job");

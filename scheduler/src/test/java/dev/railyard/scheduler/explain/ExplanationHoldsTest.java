@@ -45,11 +45,12 @@ class ExplanationHoldsTest {
                         "2026-12-01T17:40:00Z", "2026-12-01T17:45:00Z", true, 2),
                 new Explanation.HoldLine("prod/w-2", null, "gpu-a3", "bound, address not recorded yet", null, null,
                         false, 1));
+        // each run of holders with the same who/since/until is said once, with its pods and their nodes
         assertThat(ExplanationTable.holders(lines)).isEqualTo(
-                "prod/w-0 (kube bind, gpu-a1, since 2026-12-01T17:40:00Z, until 2026-12-01T17:45:00Z, on the pod), "
-                        + "prod/w-1 ×2 (volcano allocateFunc, gpu-a2, since 2026-12-01T17:40:00Z, "
-                        + "until 2026-12-01T17:45:00Z, on the pod), "
-                        + "prod/w-2 (bound, address not recorded yet, gpu-a3)");
+                "kube bind, since 2026-12-01T17:40:00Z, until 2026-12-01T17:45:00Z, on the pod: prod/w-0 on gpu-a1; "
+                        + "volcano allocateFunc, since 2026-12-01T17:40:00Z, until 2026-12-01T17:45:00Z, on the pod: "
+                        + "prod/w-1 ×2 on gpu-a2; "
+                        + "bound, address not recorded yet: prod/w-2 on gpu-a3");
     }
 
     @Test
@@ -59,7 +60,18 @@ class ExplanationHoldsTest {
             holds.add(hold("prod/p-" + i, HoldOrigin.FILTER, null, false, RAIL));
         }
         String text = ExplanationTable.holders(Explainer.holdLines(holds, RAIL));
-        assertThat(text).startsWith("prod/p-0 (kube filter, since 2026-12-01T17:40:00Z, until 2026-12-01T17:45:00Z)")
-                .contains("prod/p-9 (").doesNotContain("prod/p-10 (").endsWith(" and 3 more");
+        // one kube filter's thirteen holds: said once, ten pods named, the rest counted
+        assertThat(text).isEqualTo("kube filter, since 2026-12-01T17:40:00Z, until 2026-12-01T17:45:00Z: "
+                + "prod/p-0, prod/p-1, prod/p-2, prod/p-3, prod/p-4, prod/p-5, prod/p-6, prod/p-7, prod/p-8, prod/p-9"
+                + " and 3 more");
+    }
+
+    @Test
+    void timesAreShownToTheSecond() {
+        // the ledger's clock has nanoseconds (2026-12-04T14:56:46.488460518Z in the demo snapshot's explain)
+        List<Explanation.HoldLine> lines = List.of(new Explanation.HoldLine("prod/w-0", "u", "gpu-a5", "plan",
+                "2026-12-04T14:56:46.488460518Z", "2026-12-04T15:56:46.488460518Z", false, 1));
+        assertThat(ExplanationTable.holders(lines))
+                .isEqualTo("plan, since 2026-12-04T14:56:46Z, until 2026-12-04T15:56:46Z: prod/w-0 on gpu-a5");
     }
 }
