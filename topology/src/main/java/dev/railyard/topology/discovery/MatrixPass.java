@@ -259,7 +259,8 @@ final class MatrixPass {
             if (m != null && m.find()) {
                 damaged = true;
                 warn(i + 1, m.start() + 1, "nvidia-smi shows only " + m.group(2) + " of " + m.group(1)
-                        + " NICs; the hidden NICs' distances are unknown (not absent, not far)");
+                        + " NICs; the hidden NICs' distances are unknown (not absent, not far): a sysfs snapshot "
+                        + "(railyard topology collect) shows them all");
             }
             if (i < headerIdx && line.contains("topo")) {
                 Matcher mp = TOPO_MP.matcher(line);
