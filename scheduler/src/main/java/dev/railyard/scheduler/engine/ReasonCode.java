@@ -40,6 +40,12 @@ public enum ReasonCode {
     NETWORK_MASTER_MISSING(true),
     /** The pod's networks annotation is invalid, or a network it names does not exist or cannot be used. */
     NETWORK_INVALID(true),
+    /**
+     * A {@code railyard.dev/} placement annotation of the pod or its PodGroup has a value Railyard does not know
+     * (for example {@code fabric-scope: bogus}): the pod cannot be judged under the policy it asks for anywhere
+     * until the annotation is fixed; the detail names the annotation and the values it takes.
+     */
+    POLICY_INVALID(true),
     /** An IP pool the pod draws from has no free address (for the pod, or for the whole gang). */
     POOL_EXHAUSTED(false),
     /** The node is usable on its own but cannot offer the gang's rail set. */

@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.server;
 
+import dev.railyard.scheduler.input.LogText;
 import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.Caller;
 import dev.railyard.scheduler.protocol.VerbHandler;
@@ -237,6 +238,11 @@ final class Endpoints {
             metrics.error(route.protocol(), route.verb(), e.kind().tag());
             warnings.warn(new Warning("bad_request", route), "bad request: {}", e.getMessage());
             return Answer.keep(WireReply.text(400, Answer.oneLine(e.getMessage())));
+        } catch (dev.railyard.topology.InputException e) {
+            // bad input the handler found beyond the wire format (its own one-line reason): the caller's, not a bug
+            metrics.error(route.protocol(), route.verb(), "input");
+            warnings.warn(new Warning("bad_request", route), "bad request: {}", Answer.oneLine(e.getMessage()));
+            return Answer.keep(WireReply.text(400, Answer.oneLine(e.getMessage())));
         } catch (RuntimeException e) {
             metrics.error(route.protocol(), route.verb(), "internal");
             return internalError(route, route.protocol() + " " + route.verb(), e);
@@ -252,8 +258,11 @@ final class Endpoints {
      * @param name  the verb's or endpoint's name for the line and the reply
      */
     Answer internalError(Route route, String name, RuntimeException bug) {
+        // the trace's first line repeats the message unescaped: kept only when the message cannot forge a line
+        String message = String.valueOf(bug.getMessage());
+        boolean plain = LogText.escape(message).equals(message);
         warnings.warn(new Warning("internal", route), "{}: internal error: {}", Answer.oneLine(name),
-                Answer.oneLine(bug.toString()), bug);
+                Answer.oneLine(bug.toString()), plain ? bug : null);
         return Answer.keep(WireReply.text(500, name + ": internal error: " + Answer.oneLine(bug.toString())));
     }
 }

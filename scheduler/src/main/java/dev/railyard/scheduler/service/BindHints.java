@@ -20,11 +20,13 @@ import dev.railyard.scheduler.engine.RailVector;
 import dev.railyard.scheduler.hints.NcclSyntax;
 import dev.railyard.scheduler.hints.OffPlanHints;
 import dev.railyard.scheduler.hints.PlacementHints;
+import dev.railyard.scheduler.input.LogText;
 import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.protocol.ExtenderPod;
 import dev.railyard.scheduler.protocol.GangRef;
 import dev.railyard.scheduler.protocol.PodRef;
 
+import dev.railyard.topology.InputException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -142,7 +144,15 @@ final class BindHints {
         }
         ExtenderPod pod = new ExtenderPod(ref, known.labels(), known.annotations(), "", null,
                 GangRef.of(ref.namespace(), known.labels(), known.annotations()), null);
-        PodDecision pc = decider.decide(view, pod);
+        PodDecision pc;
+        try {
+            pc = decider.decide(view, pod);
+        } catch (InputException e) {
+            // a placement annotation Railyard cannot read: the filter refused every node with it, so no plan to hint
+            lines.info("policy invalid", "no hints for {} on {}: {}", LogText.escape(key), nodeName,
+                    LogText.escape(e.getMessage()));
+            return Map.of();
+        }
         try {
             if (pc.planned() != null && pc.planned().node().equals(nodeName)) {
                 return PlacementHints.annotations(
@@ -181,8 +191,15 @@ final class BindHints {
             return Map.of();
         }
         PodRequest request = view.request(known);
-        PlacementPolicy policy = PlacementPolicy.resolve(null, view.podGroupOf(known), known.annotations(),
-                view.snapshot().fabric());
+        PlacementPolicy policy;
+        try {
+            policy = PlacementPolicy.resolve(null, view.podGroupOf(known), known.annotations(),
+                    view.snapshot().fabric());
+        } catch (InputException e) {
+            lines.info("policy invalid", "no hints for bound pod {} on {}: {}", LogText.escape(known.key()), nodeName,
+                    LogText.escape(e.getMessage()));
+            return Map.of();
+        }
         try {
             // the node as if the pod's GPUs were free, with the view's networks (their pools' ranges give
             // NCCL_IB_ADDR_RANGE)

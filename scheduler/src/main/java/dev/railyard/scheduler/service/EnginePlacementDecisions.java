@@ -23,6 +23,7 @@ import dev.railyard.scheduler.engine.PlanOutcome;
 import dev.railyard.scheduler.engine.PlannedPod;
 import dev.railyard.scheduler.engine.PodRequest;
 import dev.railyard.scheduler.hints.OffPlanHints;
+import dev.railyard.scheduler.input.LogText;
 import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.IpPoolLedger;
 import dev.railyard.scheduler.ipam.PodNetworksRequest;
@@ -38,6 +39,7 @@ import dev.railyard.scheduler.protocol.GangVerdict;
 import dev.railyard.scheduler.protocol.KnownNames;
 import dev.railyard.scheduler.protocol.PlacementDecisions;
 import dev.railyard.scheduler.protocol.PodRef;
+import dev.railyard.topology.InputException;
 import dev.railyard.topology.fabric.FabricModel;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -352,7 +354,15 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             nodeNames.forEach(n -> out.add(NodeVerdict.neutral(n, "Railyard's cluster cache has not synced")));
             return out;
         }
-        PodContext pc = contextOf(view, pod);
+        PodContext pc;
+        try {
+            pc = contextOf(view, pod);
+        } catch (InputException e) {
+            Reason r = policyInvalid(pod, e);
+            nodeNames.forEach(n -> out.add(new NodeVerdict(n, List.of(r))));
+            withEvents(ev -> ev.filtered(pod.ref(), out));
+            return out;
+        }
         String gangShort = gangPoolRefusal(pc);
         if (gangShort != null) {
             // the gang's pools cannot hold all its remaining pods: every task is refused with the one reason, so
@@ -406,6 +416,18 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         return "gang " + o.gang() + " cannot get addresses for all its remaining pods: " + o.pools().message();
     }
 
+    /**
+     * The reason every node gets when the pod's (or its PodGroup's) {@code railyard.dev/} placement annotations
+     * cannot be read: one log line a minute per kind, the annotation's own message (which quotes the bad value)
+     * escaped, since it is the pod author's text.
+     */
+    private Reason policyInvalid(ExtenderPod pod, InputException e) {
+        String detail = LogText.escape(e.getMessage());
+        lines.info("policy invalid", "pod {}/{}: placement annotation unreadable, every node refused: {}",
+                LogText.escape(pod.ref().namespace()), LogText.escape(pod.ref().name()), detail);
+        return new Reason(ReasonCode.POLICY_INVALID, "placement annotation invalid", detail);
+    }
+
     @Override
     public List<NodeScore> score(ExtenderPod pod, List<String> nodeNames) {
         ClusterView view = view();
@@ -415,7 +437,15 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             nodeNames.forEach(n -> out.add(NodeScore.neutral(n, neutralScore)));
             return out;
         }
-        PodContext pc = contextOf(view, pod);
+        PodContext pc;
+        try {
+            pc = contextOf(view, pod);
+        } catch (InputException e) {
+            // the filter refused every node with the reason; a score cannot make it better or worse
+            policyInvalid(pod, e);
+            nodeNames.forEach(n -> out.add(NodeScore.neutral(n, neutralScore)));
+            return out;
+        }
         ClusterSnapshot snapshot = view.snapshot();
         String plannedNode = pc.planned() == null ? null : pc.planned().node();
         PoolVerdict shared = nodeNames.isEmpty() ? null : NodeAnswers.shared(snapshot, pc.request());
@@ -449,7 +479,16 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         Map<String, String> podHints = !job.tasks().isEmpty() ? job.tasks().get(0).annotations() : group == null
                 ? Map.of() : view.members(group).stream().filter(m -> m.node() == null).findFirst()
                 .map(PodView::annotations).orElse(Map.of());
-        PlacementPolicy policy = PlacementPolicy.resolve(null, group, podHints, view.snapshot().fabric());
+        PlacementPolicy policy;
+        try {
+            policy = PlacementPolicy.resolve(null, group, podHints, view.snapshot().fabric());
+        } catch (InputException e) {
+            // the job waits, saying which annotation to fix (it cannot be planned under the policy it asks for)
+            String why = LogText.escape(e.getMessage());
+            lines.info("policy invalid", "gang {}/{} not enqueueable: {}", LogText.escape(job.namespace()),
+                    LogText.escape(job.podGroupName()), why);
+            return GangVerdict.reject(why);
+        }
         // asked for every pending job in every session: a gang the free GPUs cannot hold is refused without a search
         PlanOutcome outcome = engine.planUnlessShort(view.snapshot(),
                 new GangRequest(job.namespace(), job.podGroupName(), requests, policy));

@@ -105,7 +105,12 @@ public final class BindingWriter implements Binder {
             HintLookup l = hints.hintsFor(pod, nodeName);
             return l == null ? new HintLookup.NotReady("hint source gave no answer") : l;
         } catch (RuntimeException e) {
-            LOG.warn("hint source failed for {} on {}: {}", pod, nodeName, e.toString(), e);
+            // the message may quote a pod author's text (an annotation value): escaped, and the trace only at
+            // debug, since its first line repeats the message unescaped
+            LOG.warn("hint source failed for {} on {}: {}", dev.railyard.scheduler.input.LogText.escape(
+                    String.valueOf(pod)), dev.railyard.scheduler.input.LogText.escape(nodeName),
+                    dev.railyard.scheduler.input.LogText.escape(e.toString()));
+            LOG.debug("hint source failure", e);
             return new HintLookup.NotReady("hint source failed: " + e);
         }
     }
