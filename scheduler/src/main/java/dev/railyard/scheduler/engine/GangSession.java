@@ -223,11 +223,25 @@ public final class GangSession {
         tentativeChanges.incrementAndGet(); // after the change, as in deallocated
     }
 
-    /** Volcano undid a tentative allocation ({@code deallocateFunc}). */
+    /** Volcano undid a tentative allocation ({@code deallocateFunc}), whatever node it was on. */
     public void deallocated(String gangKey, String podKey) {
+        deallocated(gangKey, podKey, null);
+    }
+
+    /**
+     * Volcano undid a tentative allocation ({@code deallocateFunc}) of the pod on {@code node}; an allocation on
+     * another node is kept (a call that does not name it undoes nothing).
+     *
+     * @param node the node the call names, or null for any
+     */
+    public void deallocated(String gangKey, String podKey, String node) {
         ConcurrentMap<String, String> held = tentative.get(gangKey);
         if (held != null) {
-            held.remove(podKey);
+            if (node == null) {
+                held.remove(podKey);
+            } else {
+                held.remove(podKey, node);
+            }
             if (held.isEmpty()) {
                 tentative.remove(gangKey, held);
             }

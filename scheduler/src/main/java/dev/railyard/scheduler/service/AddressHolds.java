@@ -1,5 +1,6 @@
 package dev.railyard.scheduler.service;
 
+import dev.railyard.scheduler.input.LogText;
 import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.AddressHold;
 import dev.railyard.scheduler.ipam.HoldAnnotation;
@@ -146,15 +147,32 @@ public final class AddressHolds {
         }
     }
 
-    /** Volcano {@code deallocateFunc}: releases the pod's holds and removes the one written on it. */
-    public void deallocate(String namespace, String name) {
+    /**
+     * Volcano {@code deallocateFunc}: releases the hold its {@code allocateFunc} took for the pod and removes the one
+     * written on it, when the call names that hold: the pod's UID and the node it was held on. Anything else (a
+     * hold kube-scheduler's filter or bind took, another UID, another node, no UID) is left alone and said in the
+     * log: the main port is protected only by a NetworkPolicy, and a forged call must not free an address another
+     * pod is about to be bound with (a hold left alone expires on its own).
+     *
+     * @return whether a hold was released
+     */
+    public boolean deallocate(String namespace, String name, String uid, String node) {
         String ref = namespace + "/" + name;
         AddressHold held = ledger.holdOf(ref);
-        ledger.release(ref);
-        if (held != null && held.origin() == HoldOrigin.ALLOCATE) {
-            writer.clear(namespace, name, HoldAnnotation.write(new HoldAnnotation.Value(held.uid(), held.node(),
-                    HoldOrigin.ALLOCATE, held.since(), held.until())));
+        if (held == null) {
+            return false;
         }
+        if (held.origin() != HoldOrigin.ALLOCATE || uid == null || uid.isEmpty() || !uid.equals(held.uid())
+                || !java.util.Objects.equals(held.node(), node)) {
+            WRITE_FAILURES.warn("deallocateFunc", "deallocateFunc for {} on {} (UID {}) left its hold alone: the "
+                    + "hold is {}'s, for UID {} on {}", LogText.escape(ref), LogText.escape(node),
+                    LogText.escape(String.valueOf(uid)), held.origin(), held.uid(), held.node());
+            return false;
+        }
+        ledger.release(ref);
+        writer.clear(namespace, name, HoldAnnotation.write(new HoldAnnotation.Value(held.uid(), held.node(),
+                HoldOrigin.ALLOCATE, held.since(), held.until())));
+        return true;
     }
 
     /**

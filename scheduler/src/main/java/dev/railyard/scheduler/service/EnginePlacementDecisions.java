@@ -527,8 +527,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         String podKey = pod.ref().namespace() + "/" + pod.ref().name();
         GangRef gang = pod.gang();
         String gangKey = gang == null ? podKey : gang.namespace() + "/" + gang.podGroupName();
-        session.deallocated(gangKey, podKey);
-        reservations.holds().deallocate(pod.ref().namespace(), pod.ref().name());
+        session.deallocated(gangKey, podKey, nodeName);
+        reservations.holds().deallocate(pod.ref().namespace(), pod.ref().name(), pod.ref().uid(), nodeName);
         withEvents(e -> e.unplaced(podKey));
     }
 

@@ -140,6 +140,33 @@ class ReservationsTest {
     }
 
     @Test
+    void aDeallocateFuncThatDoesNotNameTheHoldLeavesItAlone() {
+        // found by an attacker review: a deallocateFunc with no UID and a made-up node released any pod's hold and
+        // removed its annotation, so the address could go to another pod before this one was bound
+        RecordingWriter writer = new RecordingWriter();
+        EnginePlacementDecisions d = decisions(cluster(Map.of()), writer);
+        for (int i = 0; i < 10; i++) { // the 10 addresses the pool has left, as in the test above
+            assertThat(d.allocated(task("p-" + i), "gpu-b").accepted()).isTrue();
+        }
+        ExtenderPod noUid = new ExtenderPod(new PodRef("prod", "p-3", ""), Map.of(), Map.of(NETWORKS, "rail0"),
+                "volcano", ResourceRequests.NONE, null, null);
+        ExtenderPod otherUid = new ExtenderPod(new PodRef("prod", "p-3", "uid-forged"), Map.of(),
+                Map.of(NETWORKS, "rail0"), "volcano", ResourceRequests.NONE, null, null);
+
+        d.deallocated(noUid, "gpu-b");
+        d.deallocated(otherUid, "gpu-b");
+        d.deallocated(task("p-3"), "gpu-99999");
+
+        // every free address is held: nothing was released, nothing cleared
+        assertThat(writer.cleared).isEmpty();
+        assertThat(d.allocated(task("p-10"), "gpu-b").accepted()).isFalse();
+        // the call that names the hold (UID and node) still releases it
+        d.deallocated(task("p-3"), "gpu-b");
+        assertThat(writer.cleared).containsExactly("prod/p-3");
+        assertThat(d.allocated(task("p-10"), "gpu-b").accepted()).isTrue();
+    }
+
+    @Test
     void aHoldThatCannotBeWrittenIsDroppedAndTheAllocationVetoed() {
         RecordingWriter writer = new RecordingWriter();
         EnginePlacementDecisions d = decisions(cluster(Map.of()), writer);
