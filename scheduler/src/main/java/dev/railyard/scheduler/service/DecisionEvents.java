@@ -11,6 +11,7 @@ import dev.railyard.scheduler.protocol.PodRef;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -63,9 +64,13 @@ public final class DecisionEvents implements AutoCloseable {
         return p != null && (p.node() == null || p.node().isEmpty());
     }
 
-    /** A scheduler asked about the pod, of the gang (null: none): warns of unknown annotation keys, once each. */
-    void asked(ExtenderPod pod, PodGroup group) {
-        keys.pod(pod.ref(), pod.annotations());
+    /**
+     * A scheduler asked about the pod, of the gang (null: none): warns of unknown annotation keys, once each.
+     *
+     * @param annotations the pod's annotations as the cluster shows them
+     */
+    void asked(PodRef pod, Map<String, String> annotations, PodGroup group) {
+        keys.pod(pod, annotations);
         if (group != null) {
             keys.podGroup(group);
         }

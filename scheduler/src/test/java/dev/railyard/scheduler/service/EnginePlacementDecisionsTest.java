@@ -99,6 +99,20 @@ class EnginePlacementDecisionsTest {
     }
 
     @Test
+    void aPodWithoutGpusIsPassedNeutrallyOnANodeRailyardDoesNotKnow() {
+        // found by an attacker review: a CPU-only pod was refused "node unknown" (unresolvable) where a GPU pod got
+        // the neutral pass docs/serve.md promises for unknown nodes; r1 attaches rail0, whose pool has room
+        var d = decisions(objects(cluster(List.of())));
+
+        List<NodeVerdict> verdicts = d.filter(alone("r1"), List.of("gpu-x", "gpu-b"));
+
+        assertThat(verdicts.get(0).neutral()).isTrue();
+        assertThat(verdicts.get(0).code()).isEqualTo(Status.Code.SUCCESS);
+        assertThat(verdicts.get(0).describe()).contains("gpu-x unknown to Railyard");
+        assertThat(verdicts.get(1)).isEqualTo(NodeVerdict.pass("gpu-b"));
+    }
+
+    @Test
     void scoreGivesThePlannedNodeTheTopScoreAndUnknownNodesTheNeutralOne() {
         var d = decisions(objects(cluster(List.of())));
 
