@@ -138,6 +138,10 @@ public final class AddressHolds {
             return AllocationVerdict.accept();
         } catch (HoldWriter.WriteException e) {
             ledger.releaseIfSince(ref, held.since());
+            // a write that ran out of time may still land: take it off again (only while it has this value), so a
+            // vetoed allocation leaves nothing behind for a restarted replica to adopt (it would fail safe, holding
+            // an address until the hold expired, but half-written all the same)
+            writer.clear(namespace, name, value);
             refused("allocateFunc", "write");
             WRITE_FAILURES.warn("allocateFunc", "allocateFunc {} on {} vetoed: the address hold could not be written "
                     + "on the pod: {}", ref, node, e.getMessage());
