@@ -244,7 +244,8 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 }
                 session.decide(view.snapshot(), first.key(), first.name(), gang);
             } catch (RuntimeException e) {
-                LOG.debug("preparing view g{} for gang {}: {}", view.generation(), a.key(), e.toString());
+                LOG.debug("preparing view g{} for gang {}: {}", view.generation(), LogText.escape(a.key()),
+                        LogText.escape(e.toString()));
             }
         }
     }
