@@ -38,6 +38,17 @@ public final class ExplainEndpoint implements VerbHandler {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    static {
+        // a number or boolean where a string belongs is refused, not turned into "1" and sent on to RBAC checks
+        var textual = JSON.coercionConfigFor(com.fasterxml.jackson.databind.type.LogicalType.Textual);
+        for (var shape : new com.fasterxml.jackson.databind.cfg.CoercionInputShape[] {
+                com.fasterxml.jackson.databind.cfg.CoercionInputShape.Integer,
+                com.fasterxml.jackson.databind.cfg.CoercionInputShape.Float,
+                com.fasterxml.jackson.databind.cfg.CoercionInputShape.Boolean}) {
+            textual.setCoercion(shape, com.fasterxml.jackson.databind.cfg.CoercionAction.Fail);
+        }
+    }
+
     private final Supplier<ClusterView> views;
     private final Supplier<IpamSnapshot> ipam;
     private final Explainer explainer;

@@ -51,6 +51,11 @@ class ExplainEndpointTest {
                 .isInstanceOf(WireFormatException.class).hasMessageContaining("unknown command");
         assertThatThrownBy(() -> endpoint.handle(body("[1,2")))
                 .isInstanceOf(WireFormatException.class);
+        // found by an attacker review: a number was read as the string "1" and went on to the RBAC check
+        for (String wrong : new String[] {"1", "1.5", "true"}) {
+            assertThatThrownBy(() -> endpoint.handle(body("{\"command\":\"pod\",\"namespace\":" + wrong
+                    + ",\"name\":\"x\"}"))).as(wrong).isInstanceOf(WireFormatException.class);
+        }
     }
 
     @Test
