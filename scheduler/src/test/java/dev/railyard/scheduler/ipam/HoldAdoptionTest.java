@@ -156,6 +156,18 @@ class HoldAdoptionTest {
     }
 
     @Test
+    void theLifetimesTheServiceGivesItsHoldsAreTheOnesAdoptionIsBoundedBy() {
+        // serve wires AddressHolds to the ledger: its allocate lifetime (here 10 min) bounds what the ledger adopts
+        new dev.railyard.scheduler.service.AddressHolds(ledger, dev.railyard.scheduler.service.HoldWriter.none(),
+                new dev.railyard.scheduler.service.AddressHolds.Settings(Duration.ofSeconds(30),
+                        Duration.ofMinutes(5), Duration.ofMinutes(10)),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        ledger.update(snapshot(T0).heldPod(forged(rail, "2026-12-04T14:00:00Z", "2099-01-01T00:00:00Z")).build());
+        // 14:00:00 + 10 min
+        assertThat(ledger.holdOf("job/hog").until()).isEqualTo(Instant.parse("2026-12-04T14:10:00Z"));
+    }
+
+    @Test
     void aKubeBindHoldIsBoundByTheBindLifetimeAndUnpersistedOriginsAreNotAdopted() {
         PodPlacement hog = new PodPlacement("hog", rail, "gpu-a1");
         Instant far = Instant.parse("2099-01-01T00:00:00Z");
