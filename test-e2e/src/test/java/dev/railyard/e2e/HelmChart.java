@@ -225,8 +225,9 @@ final class HelmChart {
     static Map<String, Integer> expectedKinds(String variant) {
         Map<String, Integer> common = new TreeMap<>(Map.of("ServiceAccount", 2, "ClusterRole", 2,
                 "ClusterRoleBinding", 2, "Role", 1, "RoleBinding", 1, "Service", 1, "Deployment", 1, "DaemonSet", 1,
-                "MutatingWebhookConfiguration", 1, "ValidatingAdmissionPolicy", 1));
-        common.put("ValidatingAdmissionPolicyBinding", 1);
+                "MutatingWebhookConfiguration", 1, "ValidatingAdmissionPolicy", 2));
+        // the agent's own-node policy and the extender's address-hold policy, each with its binding
+        common.put("ValidatingAdmissionPolicyBinding", 2);
         // the extender's NetworkPolicy (port 8888 from vc-scheduler and the scraper only)
         common.put("NetworkPolicy", 1);
         switch (variant) {

@@ -8,6 +8,7 @@ import dev.railyard.api.topology.NodeTopology;
 import dev.railyard.scheduler.certificates.ServingCertificate;
 import dev.railyard.scheduler.certificates.WebhookCertificateSecret;
 import dev.railyard.scheduler.service.LeaderElection;
+import dev.railyard.scheduler.service.PodHoldWriter;
 import dev.railyard.agent.DesiredNodeTopology;
 import dev.railyard.agent.NodeTopologyPublisher;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -438,6 +439,130 @@ class HelmChartIT {
                     client.genericKubernetesResources("railyard.dev/v1alpha1", "NodeTopology").withName(name).delete();
                 }
             }
+        }
+    }
+
+    /**
+     * The address-hold policy ({@code extender.protectAddressHolds}): a tenant allowed by RBAC to create, update and
+     * bind its pods cannot put the {@code railyard.dev/address-hold} annotation on one (at creation, by a patch, by
+     * a status update or on a Binding), nor change or remove the one the extender wrote, while other changes of the
+     * same pod pass; the extender's ServiceAccount writes and removes it with its real code ({@code PodHoldWriter}).
+     */
+    @Test
+    void onlyTheExtenderMayWriteAnAddressHold() throws Exception {
+        deployDefault();
+        String ns = "tenant-a";
+        String tenantUser = "tenant-alice";
+        CLUSTER.controlPlane().ensureNamespace(ns);
+        client.rbac().roles().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.rbac.RoleBuilder()
+                .withNewMetadata().withName("pod-owner").endMetadata()
+                .addNewRule().withApiGroups("").withResources("pods").withVerbs("create", "get", "update", "patch")
+                .endRule()
+                .addNewRule().withApiGroups("").withResources("pods/status").withVerbs("update").endRule()
+                .addNewRule().withApiGroups("").withResources("bindings").withVerbs("create").endRule()
+                .build()).createOr(r -> r.update());
+        client.rbac().roleBindings().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.rbac
+                .RoleBindingBuilder().withNewMetadata().withName("pod-owner").endMetadata()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("pod-owner")
+                .endRoleRef().addNewSubject().withKind("User").withApiGroup("rbac.authorization.k8s.io")
+                .withName(tenantUser).endSubject().build()).createOr(r -> r.update());
+        String key = "railyard.dev/address-hold";
+        String forged = "{\"uid\":\"x\",\"node\":\"gpu-00006\",\"by\":\"volcano allocateFunc\","
+                + "\"since\":\"2026-12-04T14:00:00Z\",\"until\":\"2099-01-01T00:00:00Z\"}";
+        Config config = Config.fromKubeconfig(CLUSTER.controlPlane().kubeconfig().toFile());
+        config.setRequestTimeout(30_000);
+        config.setImpersonateUsername(tenantUser);
+        config.setImpersonateGroups("system:authenticated");
+        java.util.concurrent.atomic.AtomicInteger attempt = new java.util.concurrent.atomic.AtomicInteger();
+        try (KubernetesClient tenant = new KubernetesClientBuilder().withConfig(config).build();
+             KubernetesClient extender = impersonating(EXTENDER_SA, Map.of())) {
+            // Born held: refused (the policy takes effect a moment after its creation, hence the wait; a pod created
+            // before then gets another name next time).
+            KubernetesClientException born = await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(500)).until(() -> errorOf(() -> tenant.pods().inNamespace(ns)
+                            .resource(pod("born-" + attempt.getAndIncrement(), Map.of(key, forged))).create()),
+                            e -> e != null);
+            assertThat(born.getCode()).isEqualTo(403);
+            assertThat(HelmChart.serverMessage(born)).contains("only Railyard's extender (ServiceAccount "
+                    + NS + "/" + EXTENDER_SA + ") may add, change or remove the railyard.dev/address-hold annotation; "
+                    + tenantUser + " may not");
+
+            // as Volcano's pods, it has annotations (its PodGroup's name)
+            Pod hog = tenant.pods().inNamespace(ns).resource(pod("hog", Map.of("scheduling.k8s.io/group-name",
+                    "hog"))).create();
+            tenant.pods().inNamespace(ns).resource(pod("plain", Map.of())).create();
+            String uid = hog.getMetadata().getUid();
+            String hogAnnotation = "{\"metadata\":{\"annotations\":{\"railyard.dev/address-hold\":"
+                    + "\"" + forged.replace("\"", "\\\"") + "\"}}}";
+            io.fabric8.kubernetes.client.dsl.base.PatchContext merge = io.fabric8.kubernetes.client.dsl.base
+                    .PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE);
+            refusedByTheHoldPolicy("a tenant adds a hold",
+                    () -> tenant.pods().inNamespace(ns).withName("hog").patch(merge, hogAnnotation));
+            assertThat(errorOf(() -> tenant.pods().inNamespace(ns).withName("hog")
+                    .edit(p -> new PodBuilder(p).editMetadata().addToLabels("team", "a").endMetadata().build())))
+                    .as("a tenant labels its pod").isNull();
+
+            // The extender's own write path: a JSON patch testing the UID, then adding the annotation.
+            String written = "{\"uid\":\"" + uid + "\",\"node\":\"gpu-00006\",\"by\":\"volcano allocateFunc\","
+                    + "\"since\":\"2026-12-04T14:00:00Z\",\"until\":\"2026-12-04T14:05:00Z\"}";
+            PodHoldWriter writer = new PodHoldWriter(extender, new SimpleMeterRegistry());
+            writer.write(ns, "hog", uid, written, Duration.ofSeconds(10));
+            assertThat(annotation(ns, "hog", key)).isEqualTo(written);
+
+            refusedByTheHoldPolicy("a tenant changes the hold to 2099",
+                    () -> tenant.pods().inNamespace(ns).withName("hog").patch(merge, hogAnnotation));
+            refusedByTheHoldPolicy("a tenant removes the hold", () -> tenant.pods().inNamespace(ns).withName("hog")
+                    .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                            io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+                            "[{\"op\":\"remove\",\"path\":\"/metadata/annotations/railyard.dev~1address-hold\"}]"));
+            refusedByTheHoldPolicy("a tenant changes the hold through pods/status", () -> {
+                Pod p = tenant.pods().inNamespace(ns).withName("hog").get();
+                p.getMetadata().getAnnotations().put(key, forged);
+                tenant.pods().inNamespace(ns).resource(p).updateStatus();
+            });
+            assertThat(errorOf(() -> tenant.pods().inNamespace(ns).withName("hog")
+                    .edit(p -> new PodBuilder(p).editMetadata().addToLabels("tier", "gold").endMetadata().build())))
+                    .as("a tenant labels its held pod, the hold unchanged").isNull();
+            refusedByTheHoldPolicy("a tenant binds its pod with a hold on the Binding", () -> tenant.bindings()
+                    .inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.BindingBuilder().withNewMetadata()
+                            .withName("plain").addToAnnotations(key, forged).endMetadata().withNewTarget()
+                            .withKind("Node").withName("gpu-00006").endTarget().build()).create());
+            assertThat(annotation(ns, "hog", key)).isEqualTo(written);
+            assertThat(annotation(ns, "plain", key)).isNull();
+
+            // The extender removes it (deallocateFunc), testing the value first.
+            writer.clear(ns, "hog", written);
+            await().atMost(Duration.ofSeconds(10)).until(() -> annotation(ns, "hog", key) == null);
+        } finally {
+            client.pods().inNamespace(ns).delete();
+        }
+    }
+
+    private static void refusedByTheHoldPolicy(String what, Runnable call) {
+        KubernetesClientException e = errorOf(call);
+        assertThat(e).as(what).isNotNull();
+        assertThat(e.getCode()).as(what).isEqualTo(403);
+        assertThat(HelmChart.serverMessage(e)).as(what).contains("may add, change or remove the railyard.dev/address-hold "
+                + "annotation; tenant-alice may not");
+    }
+
+    private static Pod pod(String name, Map<String, String> annotations) {
+        return new PodBuilder().withNewMetadata().withName(name).withAnnotations(annotations).endMetadata()
+                .withNewSpec().withSchedulerName("volcano").addNewContainer().withName("main")
+                .withImage("busybox").endContainer().endSpec().build();
+    }
+
+    private String annotation(String ns, String pod, String key) {
+        Map<String, String> a = client.pods().inNamespace(ns).withName(pod).get().getMetadata().getAnnotations();
+        return a == null ? null : a.get(key);
+    }
+
+    private static KubernetesClientException errorOf(Runnable call) {
+        try {
+            call.run();
+            return null;
+        } catch (KubernetesClientException e) {
+            return e;
         }
     }
 

@@ -257,7 +257,9 @@ final class StateIpam {
      * @return the hold written on the pod ({@link HoldAnnotation}) when the pod is not bound, neither finished nor
      *         being deleted, attaches secondary networks by a readable annotation, and the hold names the pod's own
      *         UID (an annotation copied onto another pod is not a hold); else null. Expired holds are returned too:
-     *         the ledger decides by its clock.
+     *         the ledger decides by its clock, and bounds what it adopts ({@code ipam.HoldAdoption}: the origin's
+     *         lifetime from {@code since}, no {@code since} in the future, a bounded network list), since the pod's
+     *         owner may have written the annotation.
      */
     static PersistedHold heldPod(PodView v) {
         if (v.node() != null || v.finished() || v.terminating() || v.hostNetwork()) {

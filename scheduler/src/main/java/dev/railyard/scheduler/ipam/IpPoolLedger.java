@@ -1,6 +1,10 @@
 package dev.railyard.scheduler.ipam;
 
 import dev.railyard.api.whereabouts.IPPool;
+import dev.railyard.scheduler.input.LogText;
+import dev.railyard.scheduler.input.RateLimitedLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -35,8 +39,11 @@ import java.util.Set;
  *       the hold no longer lists the pod, on {@link #release}, or at its expiry.</li>
  *   <li><b>Persisted holds</b> ({@link IpamSnapshot#heldPods()}): holds written on pods not bound yet, read back from
  *       the cluster. A restarted replica or a new leader adopts each one (without checking it again: it was
- *       promised) until the cluster stops showing it or it expires. A release remembers the hold, so the annotation
- *       still in the cluster until the caller removes it is not adopted back.</li>
+ *       promised) until the cluster stops showing it or it expires, within the bounds of {@link HoldAdoption}: never
+ *       for longer than a hold of its origin lives from its {@code since}, nor one dated in the future or of a pod
+ *       listing more networks than any GPU pod attaches (each refusal or shortening is a warning line, at most one
+ *       per kind every 10 s). A release remembers the hold, so the annotation still in the cluster until the caller
+ *       removes it is not adopted back.</li>
  *   <li><b>Bound pods</b> ({@link IpamSnapshot#boundPods()}) whose allocation the pool does not list yet: they cover
  *       the time after a hold ends by expiry and, since they come from the cluster, a restart (docs/adr/0005).</li>
  * </ul>
@@ -46,6 +53,9 @@ import java.util.Set;
  * check costs microseconds.
  */
 public final class IpPoolLedger implements AddressPools {
+    private static final Logger LOG = LoggerFactory.getLogger(IpPoolLedger.class);
+    /** Persisted holds refused or shortened: the pod's owner can cause one per snapshot. */
+    private static final RateLimitedLog ADOPTION = RateLimitedLog.of(LOG);
     /** Default hold timeout: whereabouts gives a CNI ADD two minutes ({@code AddTimeLimit}), plus binding slack. */
     public static final Duration DEFAULT_RESERVATION_TIMEOUT = Duration.ofMinutes(5);
     /**
@@ -63,6 +73,8 @@ public final class IpPoolLedger implements AddressPools {
     private final Object updating = new Object();
     private LedgerState state;
     private final HoldBook book = new HoldBook();
+    /** Guarded by {@link #lock}. */
+    private HoldAdoption adoption = HoldAdoption.DEFAULTS;
 
     /**
      * @param clock                time source for hold expiry
@@ -89,6 +101,16 @@ public final class IpPoolLedger implements AddressPools {
     /** @return the default hold lifetime */
     public Duration reservationTimeout() {
         return reservationTimeout;
+    }
+
+    /**
+     * Sets the bounds of adoption: the lifetimes the service gives the holds it persists (until set,
+     * {@link HoldAdoption#DEFAULTS}). Applies to holds adopted from the next {@link #update} on.
+     */
+    public void adoptWithin(HoldAdoption bounds) {
+        synchronized (lock) {
+            adoption = java.util.Objects.requireNonNull(bounds, "bounds");
+        }
     }
 
     /**
@@ -122,11 +144,25 @@ public final class IpPoolLedger implements AddressPools {
                 for (PersistedHold p : snapshot.heldPods()) {
                     if (p.until().isAfter(now) && book.ofPod(p.podRef()).isEmpty()
                             && !book.released(HoldBook.persistedKey(p.podRef(), p.since()))) {
-                        addHolds(new HoldRequest(p.placement(), p.uid(), p.origin(), Duration.ofSeconds(1)), p.since(),
-                                p.until(), true);
+                        adopt(p, now);
                     }
                 }
             }
+        }
+    }
+
+    /** Adopts a persisted hold within {@link #adoption}'s bounds. Callers hold the lock. */
+    private void adopt(PersistedHold p, Instant now) {
+        HoldAdoption.Verdict v = adoption.judge(p, now);
+        if (v.why() != null) {
+            ADOPTION.warn(v.warning(), "address hold on pod {} ({} on {}, since {}) {}: {} (docs/adr/0011)",
+                    LogText.escape(p.podRef()), p.origin().words(), LogText.escape(String.valueOf(
+                            p.placement().node())), p.since(), v.adopted() ? "adopted until " + v.until()
+                            : "not adopted", LogText.escape(v.why()));
+        }
+        if (v.adopted()) {
+            addHolds(new HoldRequest(p.placement(), p.uid(), p.origin(), Duration.ofSeconds(1)), p.since(),
+                    v.until(), true);
         }
     }
 
@@ -403,6 +439,7 @@ public final class IpPoolLedger implements AddressPools {
         IpPoolLedger c = new IpPoolLedger(clock, reservationTimeout, whereaboutsNamespace);
         synchronized (lock) {
             c.state = state;
+            c.adoption = adoption;
             for (HoldBook.Hold h : book.all()) {
                 c.book.add(h);
             }

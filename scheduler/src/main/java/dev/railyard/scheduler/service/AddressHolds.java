@@ -3,6 +3,7 @@ package dev.railyard.scheduler.service;
 import dev.railyard.scheduler.input.LogText;
 import dev.railyard.scheduler.input.RateLimitedLog;
 import dev.railyard.scheduler.ipam.AddressHold;
+import dev.railyard.scheduler.ipam.HoldAdoption;
 import dev.railyard.scheduler.ipam.HoldAnnotation;
 import dev.railyard.scheduler.ipam.HoldOrigin;
 import dev.railyard.scheduler.ipam.HoldRequest;
@@ -58,8 +59,8 @@ public final class AddressHolds {
      */
     public record Settings(Duration filter, Duration bind, Duration allocate) {
         /** 30 s, 5 min, 5 min. */
-        public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(30), Duration.ofMinutes(5),
-                Duration.ofMinutes(5));
+        public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(30), HoldAdoption.DEFAULTS.bind(),
+                HoldAdoption.DEFAULTS.allocate());
 
         public Settings {
             for (Duration d : new Duration[]{filter, bind, allocate}) {
@@ -94,6 +95,8 @@ public final class AddressHolds {
         this.writer = Objects.requireNonNull(writer, "writer");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.registry = registry;
+        // a hold read back from a pod is adopted for no longer than this service gives a hold of its origin
+        ledger.adoptWithin(new HoldAdoption(settings.bind(), settings.allocate()));
         // once per registry: the service makes its holds again when serve applies its settings (same ledger), and
         // a second registration only logged a warning at every start
         if (registry.find("railyard_address_holds").gauge() == null) {
