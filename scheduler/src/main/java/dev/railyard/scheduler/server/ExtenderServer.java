@@ -49,7 +49,9 @@ import java.util.concurrent.TimeUnit;
  * the server (see {@link HttpConnection}). A body larger than {@link ServerSettings#maxRequestBytes()} is answered
  * 413 and the connection closed at once, without reading the body when its Content-Length says so. Bodies held in
  * memory at once are bounded by the {@link RequestBodyBudget} ({@link ServerSettings#bodyBudget()}): a request that
- * cannot get its share within a short wait is answered 429 with {@code Retry-After: 1} and the connection closed.
+ * cannot get its share within a short wait is answered 429 with {@code Retry-After: 1} and the connection closed; a
+ * route whose caller is not authenticated before the body takes its shares from a small budget of its own and
+ * bodies of at most {@link RequestBodyBudget#UNAUTHENTICATED_MAX_BODY}, so its callers cannot starve the others.
  * Bad input, framing included, gets a 4xx with a one-line text reason; a handler bug gets a 500 with a one-line
  * reason and a warning in the log; the server keeps serving in every case.
  *
@@ -146,9 +148,9 @@ public final class ExtenderServer implements AutoCloseable {
         }
         ExtenderServer s = new ExtenderServer(server, loops, channels, decisions, listener);
         LOG.info("railyard extender listening on {} ({} verbs, request limit {} bytes, {} bytes of bodies in flight "
-                        + "at most; {})",
+                        + "at most{}; {})",
                 url(settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port()),
-                endpoints.size(), settings.maxRequestBytes(), settings.bodyBudget().bytes(),
+                endpoints.size(), settings.maxRequestBytes(), settings.bodyBudget().bytes(), endpoints.ownBudgets(),
                 settings.connections().describe());
         return s;
     }
