@@ -84,11 +84,11 @@ final class ServeCommand implements Callable<Integer> {
     Integer port;
 
     @Option(names = "--max-request-size", paramLabel = "SIZE",
-            description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi); larger gets 413.")
+            description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi; webhook, /explain: 1Mi at most); larger gets 413.")
     String maxRequestSize;
 
-    @Option(names = "--request-bytes-in-flight", paramLabel = "SIZE", description = "Request-body bytes held at once "
-            + "across all requests (default: a quarter of the heap); a request that cannot get its share within 0.5s gets 429.")
+    @Option(names = "--request-bytes-in-flight", paramLabel = "SIZE", description = "Request-body bytes the schedulers' verbs "
+            + "hold at once (default: a quarter of the heap; webhook, /explain: a sixteenth each, 1-16Mi); a request that cannot get its share within 0.5s gets 429.")
     String requestBytesInFlight;
 
     @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
