@@ -251,7 +251,7 @@ final class ServeCommand implements Callable<Integer> {
         int securePort = 0;
         if (r.secure() != null) {
             securePort = listeners.start("secure port", ServeListeners.beside(r.server(), r.secure().port(),
-                    r.secure().tls(), r.secure().clientCa()), secureRoutes, readiness, registry).port();
+                    r.secure().tls(), r.secure().clientCa()), secureRoutes, null, registry).port();
         }
         int mainPort = listeners.start("main port", r.server(), routes, readiness, registry).port();
         CountDownLatch stopped = stopOnShutdown(log, listeners, rotation, wiring);
@@ -332,7 +332,7 @@ final class ServeCommand implements Callable<Integer> {
             webhookTls = new TlsSettings.Pem(webhookTlsCert, webhookTlsKey);
         }
         listeners.start("webhook port", ServeListeners.beside(r.server(), webhookPort, webhookTls, null),
-                wiring.webhookRoutes(), ReadinessProbe.always(), registry);
+                wiring.webhookRoutes(), null, registry); // null: no /healthz, /readyz, /metrics there
         return rotation;
     }
 

@@ -87,7 +87,7 @@ final class Endpoints {
                     : new Route(protocol, verb, h, settings.bodyBudget(), settings.maxRequestBytes()));
         });
         this.routes = Map.copyOf(table);
-        this.readiness = readiness;
+        this.readiness = readiness; // null: no /healthz, /readyz, /metrics on this listener
         this.registry = registry;
         this.metrics = new ServerMetrics(registry);
         this.bodyBudget = settings.bodyBudget();
@@ -106,8 +106,8 @@ final class Endpoints {
     }
 
     /**
-     * For the start line: each route with a budget of its own, e.g. {@code ; /admission/pods-binding: bodies up to
-     * 1048576 bytes, 16777216 bytes in flight}, or empty.
+     * For the start line: each route with a budget of its own, e.g. {@code ; /admission/pods-binding (caller not
+     * authenticated before the body): bodies up to 1048576 bytes, 16777216 bytes in flight}, or empty.
      */
     String ownBudgets() {
         StringBuilder out = new StringBuilder();
@@ -131,14 +131,17 @@ final class Endpoints {
      * the 404 of an unknown path are constants; {@code /readyz} asks the {@link ReadinessProbe} (which may build
      * the first cluster view) and {@code /metrics} formats every meter, so both run off the loop.
      */
-    static boolean builtInOnLoop(String path) {
-        return !"/readyz".equals(path) && !"/metrics".equals(path);
+    boolean builtInOnLoop(String path) {
+        return readiness == null || !"/readyz".equals(path) && !"/metrics".equals(path);
     }
 
-    /** {@code /healthz}, {@code /readyz}, {@code /metrics}, or 404 for any other unknown path. */
+    /**
+     * {@code /healthz}, {@code /readyz}, {@code /metrics}, or 404 for any other unknown path; 404 for all three too
+     * on a listener without them (no {@link ReadinessProbe}: the secure and webhook ports of {@code serve}).
+     */
     Answer builtIn(String method, String path) {
         boolean get = "GET".equals(method) || "HEAD".equals(method);
-        switch (path) {
+        switch (readiness == null ? "" : path) {
             case "/healthz" -> {
                 return get ? Answer.keep(WireReply.text(200, "ok")) : methodNotAllowed(method, path, "GET", "http", path);
             }
@@ -158,8 +161,11 @@ final class Endpoints {
             }
             default -> {
                 metrics.error("http", "unknown", "not_found");
-                return Answer.keep(WireReply.text(404, "no endpoint " + Answer.oneLine(path)
-                        + ": Volcano verbs are under /volcano/, kube-scheduler verbs under /kube/"));
+                boolean mainOnly = readiness == null && ("/healthz".equals(path) || "/readyz".equals(path)
+                        || "/metrics".equals(path));
+                return Answer.keep(WireReply.text(404, "no endpoint " + Answer.oneLine(path) + (mainOnly
+                        ? " on this port: /healthz, /readyz and /metrics are served on the main port only"
+                        : ": Volcano verbs are under /volcano/, kube-scheduler verbs under /kube/")));
             }
         }
     }

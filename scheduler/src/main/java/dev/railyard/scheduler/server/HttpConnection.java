@@ -256,7 +256,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             badRequest(framing);
         } else if (route == null) {
             String method = ex.method;
-            discardThen(() -> endpoints.builtIn(method, path), true, Endpoints.builtInOnLoop(path));
+            discardThen(() -> endpoints.builtIn(method, path), true, endpoints.builtInOnLoop(path));
         } else if (!"POST".equals(ex.method)) {
             Answer a = endpoints.methodNotAllowed(ex.method, path, "POST", route.protocol(), route.verb());
             discardThen(() -> a, true, true);
