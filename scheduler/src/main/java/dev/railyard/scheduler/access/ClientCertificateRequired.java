@@ -65,6 +65,11 @@ public final class ClientCertificateRequired {
             public Threading threading() {
                 return delegate.threading(); // the check before it only reads memory
             }
+
+            @Override
+            public BodyBudget bodyBudget() {
+                return BodyBudget.SCHEDULERS; // the certificate is checked before the body is read
+            }
         };
     }
 }

@@ -46,6 +46,15 @@ public final class ExplainAccess implements VerbHandler {
         return Optional.empty();
     }
 
+    /**
+     * The token is reviewed after the body is read (a TokenReview is an API call, which {@link #refuse} must not
+     * make), so anyone may send a body with any token: {@link BodyBudget#UNAUTHENTICATED}.
+     */
+    @Override
+    public BodyBudget bodyBudget() {
+        return BodyBudget.UNAUTHENTICATED;
+    }
+
     @Override
     public WireReply handle(byte[] body) {
         return refuse(Caller.ANONYMOUS).orElseThrow();

@@ -84,11 +84,11 @@ final class ServeCommand implements Callable<Integer> {
     Integer port;
 
     @Option(names = "--max-request-size", paramLabel = "SIZE",
-            description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi); larger gets 413.")
+            description = "Largest request body, bytes or a Kubernetes quantity like 64Mi (default: 64Mi; webhook, /explain: 1Mi at most); larger gets 413.")
     String maxRequestSize;
 
-    @Option(names = "--request-bytes-in-flight", paramLabel = "SIZE", description = "Request-body bytes held at once "
-            + "across all requests (default: a quarter of the heap); a request that cannot get its share within 0.5s gets 429.")
+    @Option(names = "--request-bytes-in-flight", paramLabel = "SIZE", description = "Request-body bytes the schedulers' verbs "
+            + "hold at once (default: a quarter of the heap; webhook, /explain: a sixteenth each, 1-16Mi); a request that cannot get its share within 0.5s gets 429.")
     String requestBytesInFlight;
 
     @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = AgentCommand.DurationConverter.class,
@@ -251,7 +251,7 @@ final class ServeCommand implements Callable<Integer> {
         int securePort = 0;
         if (r.secure() != null) {
             securePort = listeners.start("secure port", ServeListeners.beside(r.server(), r.secure().port(),
-                    r.secure().tls(), r.secure().clientCa()), secureRoutes, readiness, registry).port();
+                    r.secure().tls(), r.secure().clientCa()), secureRoutes, null, registry).port();
         }
         int mainPort = listeners.start("main port", r.server(), routes, readiness, registry).port();
         CountDownLatch stopped = stopOnShutdown(log, listeners, rotation, wiring);
@@ -332,7 +332,7 @@ final class ServeCommand implements Callable<Integer> {
             webhookTls = new TlsSettings.Pem(webhookTlsCert, webhookTlsKey);
         }
         listeners.start("webhook port", ServeListeners.beside(r.server(), webhookPort, webhookTls, null),
-                wiring.webhookRoutes(), ReadinessProbe.always(), registry);
+                wiring.webhookRoutes(), null, registry); // null: no /healthz, /readyz, /metrics there
         return rotation;
     }
 

@@ -30,14 +30,17 @@ final class ServeListeners implements AutoCloseable {
     /**
      * Starts one listener.
      *
-     * @param what for the error message, e.g. {@code "secure port"}
+     * @param what      for the error message, e.g. {@code "secure port"}
+     * @param readiness the main port's {@code /readyz}; null for a listener without {@code /healthz},
+     *                  {@code /readyz} and {@code /metrics} (the secure and webhook ports: 404 there)
      * @throws InputException with one line when the TLS material is unusable or the port cannot be bound; the
      *                        listeners already started are stopped
      */
     ExtenderServer start(String what, ServerSettings settings, Map<String, VerbHandler> routes, ReadinessProbe readiness,
                          PrometheusMeterRegistry registry) {
         try {
-            ExtenderServer s = ExtenderServer.start(settings, routes, readiness, registry);
+            ExtenderServer s = readiness != null ? ExtenderServer.start(settings, routes, readiness, registry)
+                    : ExtenderServer.startRoutesOnly(settings, routes, registry);
             started.add(s);
             return s;
         } catch (TlsSettings.TlsException e) {

@@ -43,6 +43,30 @@ public interface VerbHandler {
     }
 
     /**
+     * Whose request-body budget this verb's bodies take (docs/serve.md, "Request bodies in flight"). A wrapper
+     * declares what its delegate declares, unless it authenticates the caller before the body itself.
+     */
+    enum BodyBudget {
+        /**
+         * The schedulers' verbs, and any verb whose {@link #refuse} authenticates the caller: the process's budget
+         * ({@code serve --request-bytes-in-flight}) and the request-size limit ({@code --max-request-size}).
+         */
+        SCHEDULERS,
+        /**
+         * A verb whose caller is not authenticated before its body is read (the admission webhook, which checks
+         * no caller; {@code /explain}, whose bearer token is reviewed after the body): a small budget of its own
+         * and a small size limit, so that whoever can reach its port cannot take the budget the schedulers' verbs
+         * need.
+         */
+        UNAUTHENTICATED
+    }
+
+    /** @return whose body budget this verb's bodies take; by default {@link BodyBudget#SCHEDULERS} */
+    default BodyBudget bodyBudget() {
+        return BodyBudget.SCHEDULERS;
+    }
+
+    /**
      * Where the server may run {@link #handle}. A wrapper (auth, leader gate, deadline) declares what its delegate
      * declares, or {@link Threading#OWN_THREAD} when the wrapper itself may wait.
      */
@@ -102,6 +126,11 @@ public interface VerbHandler {
             @Override
             public Threading threading() {
                 return threading;
+            }
+
+            @Override
+            public BodyBudget bodyBudget() {
+                return h.bodyBudget();
             }
         };
     }

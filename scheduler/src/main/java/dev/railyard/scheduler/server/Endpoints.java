@@ -29,10 +29,17 @@ final class Endpoints {
     /**
      * A mounted verb.
      *
-     * @param protocol the metric tag {@code protocol}: the path's first segment, or {@code railyard}
-     * @param verb     the metric tag {@code verb}
+     * @param protocol        the metric tag {@code protocol}: the path's first segment, or {@code railyard}
+     * @param verb            the metric tag {@code verb}
+     * @param budget          where its bodies' shares come from: the listener's (the schedulers') budget, or for a
+     *                        verb whose caller is not authenticated before the body
+     *                        ({@link VerbHandler.BodyBudget#UNAUTHENTICATED}) a small one of its own
+     * @param maxRequestBytes its largest body (413 past it)
      */
-    record Route(String protocol, String verb, VerbHandler handler) {
+    record Route(String protocol, String verb, VerbHandler handler, RequestBodyBudget budget, long maxRequestBytes) {
+        boolean ownBudget() {
+            return handler.bodyBudget() == VerbHandler.BodyBudget.UNAUTHENTICATED;
+        }
     }
 
     /**
@@ -52,7 +59,6 @@ final class Endpoints {
     }
 
     private final Map<String, Route> routes;
-    private final long maxRequestBytes;
     private final ReadinessProbe readiness;
     private final PrometheusMeterRegistry registry;
     private final ServerMetrics metrics;
@@ -73,16 +79,23 @@ final class Endpoints {
             if (!path.startsWith("/") || parts[0].isEmpty() || (parts.length == 2 && parts[1].isEmpty())) {
                 throw new IllegalArgumentException("route must look like /<protocol>/<verb> or /<verb>: " + path);
             }
-            table.put(path, parts.length == 2 ? new Route(parts[0], parts[1], h) : new Route("railyard", parts[0], h));
+            String protocol = parts.length == 2 ? parts[0] : "railyard";
+            String verb = parts.length == 2 ? parts[1] : parts[0];
+            table.put(path, h.bodyBudget() == VerbHandler.BodyBudget.UNAUTHENTICATED
+                    ? new Route(protocol, verb, h, new RequestBodyBudget(settings.bodyBudget().unauthenticatedRouteBytes(),
+                            settings.bodyBudget().maxWait()),
+                            Math.min(RequestBodyBudget.UNAUTHENTICATED_MAX_BODY, settings.maxRequestBytes()))
+                    : new Route(protocol, verb, h, settings.bodyBudget(), settings.maxRequestBytes()));
         });
         this.routes = Map.copyOf(table);
-        this.maxRequestBytes = settings.maxRequestBytes();
-        this.readiness = readiness;
+        this.readiness = readiness; // null: no /healthz, /readyz, /metrics on this listener
         this.registry = registry;
         this.metrics = new ServerMetrics(registry);
         this.bodyBudget = settings.bodyBudget();
         this.warnings = warnings;
         metrics.bodyBudget(bodyBudget);
+        this.routes.values().stream().filter(Route::ownBudget)
+                .forEach(r -> metrics.routeBudget(r.protocol(), r.verb(), r.budget()));
     }
 
     int size() {
@@ -93,8 +106,20 @@ final class Endpoints {
         return metrics;
     }
 
-    long maxRequestBytes() {
-        return maxRequestBytes;
+    /**
+     * For the start line: each route with a budget of its own, e.g. {@code ; /admission/pods-binding (caller not
+     * authenticated before the body): bodies up to 1048576 bytes, 16777216 bytes in flight}, or empty.
+     */
+    String ownBudgets() {
+        StringBuilder out = new StringBuilder();
+        routes.forEach((path, r) -> {
+            if (r.ownBudget()) {
+                out.append("; ").append(path).append(" (caller not authenticated before the body): bodies up to ")
+                        .append(r.maxRequestBytes()).append(" bytes, ").append(r.budget().bytes())
+                        .append(" bytes in flight");
+            }
+        });
+        return out.toString();
     }
 
     /** @return the verb mounted at {@code path}, or null */
@@ -107,14 +132,17 @@ final class Endpoints {
      * the 404 of an unknown path are constants; {@code /readyz} asks the {@link ReadinessProbe} (which may build
      * the first cluster view) and {@code /metrics} formats every meter, so both run off the loop.
      */
-    static boolean builtInOnLoop(String path) {
-        return !"/readyz".equals(path) && !"/metrics".equals(path);
+    boolean builtInOnLoop(String path) {
+        return readiness == null || !"/readyz".equals(path) && !"/metrics".equals(path);
     }
 
-    /** {@code /healthz}, {@code /readyz}, {@code /metrics}, or 404 for any other unknown path. */
+    /**
+     * {@code /healthz}, {@code /readyz}, {@code /metrics}, or 404 for any other unknown path; 404 for all three too
+     * on a listener without them (no {@link ReadinessProbe}: the secure and webhook ports of {@code serve}).
+     */
     Answer builtIn(String method, String path) {
         boolean get = "GET".equals(method) || "HEAD".equals(method);
-        switch (path) {
+        switch (readiness == null ? "" : path) {
             case "/healthz" -> {
                 return get ? Answer.keep(WireReply.text(200, "ok")) : methodNotAllowed(method, path, "GET", "http", path);
             }
@@ -134,8 +162,11 @@ final class Endpoints {
             }
             default -> {
                 metrics.error("http", "unknown", "not_found");
-                return Answer.keep(WireReply.text(404, "no endpoint " + Answer.oneLine(path)
-                        + ": Volcano verbs are under /volcano/, kube-scheduler verbs under /kube/"));
+                boolean mainOnly = readiness == null && ("/healthz".equals(path) || "/readyz".equals(path)
+                        || "/metrics".equals(path));
+                return Answer.keep(WireReply.text(404, "no endpoint " + Answer.oneLine(path) + (mainOnly
+                        ? " on this port: /healthz, /readyz and /metrics are served on the main port only"
+                        : ": Volcano verbs are under /volcano/, kube-scheduler verbs under /kube/")));
             }
         }
     }
@@ -169,10 +200,10 @@ final class Endpoints {
         if (!route.handler().readsBody()) {
             return new Admission(null, null);
         }
-        if (declared > maxRequestBytes) {
+        if (declared > route.maxRequestBytes()) {
             return new Admission(tooLarge(route, declared), null);
         }
-        return bodyBudget.tryAcquireNow(share(declared)).map(l -> new Admission(null, l)).orElse(null);
+        return route.budget().tryAcquireNow(share(declared)).map(l -> new Admission(null, l)).orElse(null);
     }
 
     /**
@@ -182,7 +213,7 @@ final class Endpoints {
      * @throws InterruptedException when interrupted while waiting
      */
     Admission awaitShare(Route route, long declared) throws InterruptedException {
-        Optional<RequestBodyBudget.Lease> lease = bodyBudget.tryAcquire(share(declared));
+        Optional<RequestBodyBudget.Lease> lease = route.budget().tryAcquire(share(declared));
         return lease.map(l -> new Admission(null, l)).orElseGet(() -> new Admission(busy(route), null));
     }
 
@@ -201,29 +232,36 @@ final class Endpoints {
         return lease.grow(RequestBodyBudget.CHUNK) ? null : busy(route);
     }
 
-    /** Charges an unwritten reply to the body budget ({@link RequestBodyBudget#chargeReply}); never blocks. */
-    RequestBodyBudget.Lease chargeReply(long replyBytes) {
-        return bodyBudget.chargeReply(replyBytes);
+    /**
+     * Charges an unwritten reply to the budget of its route (the listener's for a built-in endpoint, {@code route}
+     * null) ({@link RequestBodyBudget#chargeReply}); never blocks.
+     */
+    RequestBodyBudget.Lease chargeReply(Route route, long replyBytes) {
+        return (route != null ? route.budget() : bodyBudget).chargeReply(replyBytes);
     }
 
     /** 413 for a declared length over the limit ({@code declared} &gt;= 0) or a streamed body past it (-1). */
     Answer tooLarge(Route route, long declared) {
         metrics.error(route.protocol(), route.verb(), "too_large");
         String name = route.protocol() + " " + route.verb();
+        String limit = route.maxRequestBytes() + " bytes" + (route.ownBudget()
+                ? " (this route's: its callers are not authenticated before the body is read)" : "");
         return Answer.closing(413, declared >= 0
-                ? name + ": request body of " + declared + " bytes is over the limit of " + maxRequestBytes + " bytes"
-                : name + ": request body is over the limit of " + maxRequestBytes + " bytes");
+                ? name + ": request body of " + declared + " bytes is over the limit of " + limit
+                : name + ": request body is over the limit of " + limit);
     }
 
     /** 429: the request-body budget stayed short for the whole wait. */
     private Answer busy(Route route) {
         String name = route.protocol() + " " + route.verb();
         metrics.error(route.protocol(), route.verb(), "busy");
-        warnings.warn(new Warning("busy", route), "{}: 429, request bodies in flight fill the budget of {} bytes",
-                name, bodyBudget.bytes());
-        return new Answer(WireReply.text(429, name + ": server busy: request bodies in flight fill the budget of "
-                + bodyBudget.bytes() + " bytes (serve --request-bytes-in-flight); retry later"),
-                Map.of("Retry-After", "1"), true);
+        String budget = route.ownBudget()
+                ? "this route's budget of " + route.budget().bytes() + " bytes (its callers are not authenticated "
+                        + "before the body is read, so it has a small budget of its own)"
+                : "the budget of " + route.budget().bytes() + " bytes (serve --request-bytes-in-flight)";
+        warnings.warn(new Warning("busy", route), "{}: 429, request bodies in flight fill {}", name, budget);
+        return new Answer(WireReply.text(429, name + ": server busy: request bodies in flight fill " + budget
+                + "; retry later"), Map.of("Retry-After", "1"), true);
     }
 
     /**

@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code GET /readyz}: 200 {@code ready}, or 503 with the {@link ReadinessProbe}'s reason;</li>
  *   <li>{@code GET /metrics}: Prometheus text format.</li>
  * </ul>
+ * The last three are not served by a listener started with {@link #startRoutesOnly} (404 there).
  *
  * <p>Keep-alive is HTTP/1.1's default; TCP_NODELAY is on, else small replies wait on delayed ACKs. A request that
  * has not arrived completely within {@link ConnectionTimeouts#requestRead()} of its first byte (a client that sends
@@ -49,7 +50,9 @@ import java.util.concurrent.TimeUnit;
  * the server (see {@link HttpConnection}). A body larger than {@link ServerSettings#maxRequestBytes()} is answered
  * 413 and the connection closed at once, without reading the body when its Content-Length says so. Bodies held in
  * memory at once are bounded by the {@link RequestBodyBudget} ({@link ServerSettings#bodyBudget()}): a request that
- * cannot get its share within a short wait is answered 429 with {@code Retry-After: 1} and the connection closed.
+ * cannot get its share within a short wait is answered 429 with {@code Retry-After: 1} and the connection closed; a
+ * route whose caller is not authenticated before the body takes its shares from a small budget of its own and
+ * bodies of at most {@link RequestBodyBudget#UNAUTHENTICATED_MAX_BODY}, so its callers cannot starve the others.
  * Bad input, framing included, gets a 4xx with a one-line text reason; a handler bug gets a 500 with a one-line
  * reason and a warning in the log; the server keeps serving in every case.
  *
@@ -114,9 +117,28 @@ public final class ExtenderServer implements AutoCloseable {
     public static ExtenderServer start(ServerSettings settings, Map<String, VerbHandler> routes,
                                        ReadinessProbe readiness, PrometheusMeterRegistry registry)
             throws IOException, TlsSettings.TlsException {
-        Objects.requireNonNull(readiness, "readiness");
+        return start(settings, routes, Objects.requireNonNull(readiness, "readiness"), registry, true);
+    }
+
+    /**
+     * Binds and starts a listener of {@code routes} only: {@code /healthz}, {@code /readyz} and {@code /metrics}
+     * answer 404 like any unknown path (the secure and webhook ports of {@code serve}: the probes and the scraper
+     * use the main port, docs/serve.md). Its verbs' meters are still kept in {@code registry}.
+     *
+     * @throws IOException              when the address cannot be bound
+     * @throws TlsSettings.TlsException when TLS is configured and its material cannot be used
+     */
+    public static ExtenderServer startRoutesOnly(ServerSettings settings, Map<String, VerbHandler> routes,
+                                                 PrometheusMeterRegistry registry)
+            throws IOException, TlsSettings.TlsException {
+        return start(settings, routes, null, registry, false);
+    }
+
+    private static ExtenderServer start(ServerSettings settings, Map<String, VerbHandler> routes,
+                                        ReadinessProbe readiness, PrometheusMeterRegistry registry, boolean builtIns)
+            throws IOException, TlsSettings.TlsException {
         Objects.requireNonNull(registry, "registry");
-        Endpoints endpoints = new Endpoints(routes, settings, readiness, registry);
+        Endpoints endpoints = new Endpoints(routes, settings, builtIns ? readiness : null, registry);
         ClientCertificateVerifier verifier = null;
         SSLContext tls = null;
         if (settings.tls() != null) {
@@ -146,9 +168,9 @@ public final class ExtenderServer implements AutoCloseable {
         }
         ExtenderServer s = new ExtenderServer(server, loops, channels, decisions, listener);
         LOG.info("railyard extender listening on {} ({} verbs, request limit {} bytes, {} bytes of bodies in flight "
-                        + "at most; {})",
+                        + "at most{}; {})",
                 url(settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port()),
-                endpoints.size(), settings.maxRequestBytes(), settings.bodyBudget().bytes(),
+                endpoints.size(), settings.maxRequestBytes(), settings.bodyBudget().bytes(), endpoints.ownBudgets(),
                 settings.connections().describe());
         return s;
     }

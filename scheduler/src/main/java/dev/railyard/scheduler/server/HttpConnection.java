@@ -256,7 +256,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             badRequest(framing);
         } else if (route == null) {
             String method = ex.method;
-            discardThen(() -> endpoints.builtIn(method, path), true, Endpoints.builtInOnLoop(path));
+            discardThen(() -> endpoints.builtIn(method, path), true, endpoints.builtInOnLoop(path));
         } else if (!"POST".equals(ex.method)) {
             Answer a = endpoints.methodNotAllowed(ex.method, path, "POST", route.protocol(), route.verb());
             discardThen(() -> a, true, true);
@@ -350,7 +350,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        if (ex.declared < 0 && ex.received > endpoints.maxRequestBytes()) {
+        if (ex.declared < 0 && ex.received > ex.route.maxRequestBytes()) {
             send(endpoints.tooLarge(ex.route, -1));
             return;
         }
@@ -482,7 +482,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             // a reply the client has not taken counts against the body budget until it is out, and is given up
             // after the request-read timeout (armed before the listener below, which arms the idle clock when the
             // write is done already)
-            RequestBodyBudget.Lease charge = endpoints.chargeReply(replyBytes);
+            RequestBodyBudget.Lease charge = endpoints.chargeReply(e.route, replyBytes);
             written.addListener(f -> charge.close());
             arm(listener.timeouts.requestRead(), () -> replyNotTaken(e));
         }

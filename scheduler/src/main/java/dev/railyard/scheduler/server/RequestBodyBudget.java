@@ -19,12 +19,27 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Sizing ({@link #defaultBytes(long)}): a quarter of the JVM's maximum heap. Parsing a body into objects takes
  * a few times its size again, so a quarter leaves room for that and for the cluster cache.
+ *
+ * <p>This budget is the schedulers' verbs'. A route whose caller is not authenticated before its body is read (the
+ * admission webhook, {@code /explain}) takes its shares from a small budget of its own
+ * ({@link #unauthenticatedRouteBytes()}, bodies of at most {@link #UNAUTHENTICATED_MAX_BODY}): else anyone who
+ * reaches its port could declare large bodies, send none, and so fill the budget the schedulers' verbs wait on.
  */
 public final class RequestBodyBudget {
     /** Granularity of a chunked body's share, bytes. */
     public static final long CHUNK = 1L << 20;
     /** How long a request waits for its share by default before its 429. */
     public static final Duration DEFAULT_WAIT = Duration.ofMillis(500);
+    /**
+     * Largest body of a route whose caller is not authenticated before its body is read
+     * ({@link dev.railyard.scheduler.protocol.VerbHandler.BodyBudget#UNAUTHENTICATED}; lower when
+     * {@code --max-request-size} is): 1 MiB. The bodies of those routes are small: an AdmissionReview of a Binding
+     * is a few KB (a Binding's annotations may hold 256 KiB at most), an {@code /explain} request under 1 KB.
+     */
+    public static final long UNAUTHENTICATED_MAX_BODY = 1L << 20;
+    /** Smallest and largest budget of such a route ({@link #unauthenticatedRouteBytes()}). */
+    static final long UNAUTHENTICATED_MIN_BUDGET = 1L << 20;
+    static final long UNAUTHENTICATED_MAX_BUDGET = 16L << 20;
     private static final long KIB = 1024;
 
     private final long bytes;
@@ -78,6 +93,16 @@ public final class RequestBodyBudget {
     /** The budget, bytes. */
     public long bytes() {
         return bytes;
+    }
+
+    /**
+     * The budget each route whose caller is not authenticated before its body gets of its own, beside this one (the
+     * schedulers' verbs'): a sixteenth of this budget, at least 1 MiB and at most 16 MiB (the default budget of a
+     * 1.4 GiB heap gives 16 MiB: sixteen 1 MiB bodies, thousands of AdmissionReviews). Those callers can fill only
+     * it: the schedulers' verbs keep all of this budget whatever they send.
+     */
+    public long unauthenticatedRouteBytes() {
+        return Math.clamp(bytes / 16, UNAUTHENTICATED_MIN_BUDGET, UNAUTHENTICATED_MAX_BUDGET);
     }
 
     /** How long a request waits for its share. */

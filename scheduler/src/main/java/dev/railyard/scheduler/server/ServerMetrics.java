@@ -24,7 +24,10 @@ import java.util.concurrent.TimeUnit;
  *       {@code malformed_request} (framing the decoder refuses), {@code unsupported_version} (505: an HTTP version
  *       other than 1.x), {@code internal});</li>
  *   <li>{@code railyard_extender_request_body_in_flight_bytes} and {@code railyard_extender_request_body_budget_bytes}:
- *       request-body bytes and unwritten reply bytes held now, and the budget they may fill ({@link RequestBodyBudget}).</li>
+ *       request-body bytes and unwritten reply bytes held now, and the budget they may fill ({@link RequestBodyBudget});</li>
+ *   <li>{@code railyard_extender_unauthenticated_body_in_flight_bytes{protocol,verb}} and
+ *       {@code railyard_extender_unauthenticated_body_budget_bytes{protocol,verb}}: the same for each route whose
+ *       caller is not authenticated before the body, which has a small budget of its own.</li>
  * </ul>
  * Thread-safe; meters are created on first use and cached.
  */
@@ -54,6 +57,25 @@ public final class ServerMetrics {
                 .description("Request-body and unwritten reply bytes held in memory now").baseUnit("bytes").register(registry);
         Gauge.builder("railyard.extender.request.body.budget", budget, RequestBodyBudget::bytes)
                 .description("Request-body bytes that may be held at once").baseUnit("bytes").register(registry);
+    }
+
+    /**
+     * Registers the gauges of a route's own budget (a route whose caller is not authenticated before the body):
+     * {@code railyard_extender_unauthenticated_body_in_flight_bytes{protocol,verb}} and
+     * {@code railyard_extender_unauthenticated_body_budget_bytes{protocol,verb}} (once per registry and route).
+     */
+    void routeBudget(String protocol, String verb, RequestBodyBudget budget) {
+        if (registry.find("railyard.extender.unauthenticated.body.budget").tag("protocol", protocol).tag("verb", verb)
+                .gauge() != null) {
+            return;
+        }
+        Gauge.builder("railyard.extender.unauthenticated.body.in.flight", budget, RequestBodyBudget::bytesInFlight)
+                .description("Request-body and unwritten reply bytes held now by a route whose caller is not "
+                        + "authenticated before the body").tag("protocol", protocol).tag("verb", verb)
+                .baseUnit("bytes").register(registry);
+        Gauge.builder("railyard.extender.unauthenticated.body.budget", budget, RequestBodyBudget::bytes)
+                .description("Request-body bytes such a route may hold at once").tag("protocol", protocol)
+                .tag("verb", verb).baseUnit("bytes").register(registry);
     }
 
     /** Records one request's latency. */

@@ -18,7 +18,11 @@ import java.util.Objects;
  *                        each route ({@link dev.railyard.scheduler.protocol.VerbHandler#refuse}), never a failed
  *                        handshake
  * @param bodyBudget      request-body bytes held at once across every listener given the same instance; a request
- *                        that cannot get its share in time is answered 429 ({@link RequestBodyBudget})
+ *                        that cannot get its share in time is answered 429 ({@link RequestBodyBudget}). A route whose
+ *                        caller is not authenticated before the body
+ *                        ({@link dev.railyard.scheduler.protocol.VerbHandler.BodyBudget#UNAUTHENTICATED}) takes bodies
+ *                        of at most {@link RequestBodyBudget#UNAUTHENTICATED_MAX_BODY} (or {@code maxRequestBytes})
+ *                        from a budget of its own ({@link RequestBodyBudget#unauthenticatedRouteBytes()})
  * @throws IllegalArgumentException for a limit outside 1..{@link #MAX_CONFIGURABLE_BYTES} or a client CA without TLS
  */
 public record ServerSettings(InetSocketAddress address, long maxRequestBytes, TlsSettings tls,

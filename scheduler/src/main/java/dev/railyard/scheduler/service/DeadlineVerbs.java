@@ -123,6 +123,11 @@ public final class DeadlineVerbs {
             public boolean readsBody() {
                 return delegate.readsBody();
             }
+
+            @Override
+            public BodyBudget bodyBudget() {
+                return delegate.bodyBudget();
+            }
         };
     }
 
@@ -150,6 +155,11 @@ public final class DeadlineVerbs {
             @Override
             public boolean readsBody() {
                 return delegate.readsBody();
+            }
+
+            @Override
+            public BodyBudget bodyBudget() {
+                return delegate.bodyBudget();
             }
 
             @Override

@@ -106,6 +106,11 @@ public final class LeaderOnlyVerbs {
             }
 
             @Override
+            public BodyBudget bodyBudget() {
+                return delegate.bodyBudget();
+            }
+
+            @Override
             public Threading threading() {
                 return delegate.threading(); // the check before it only reads memory
             }

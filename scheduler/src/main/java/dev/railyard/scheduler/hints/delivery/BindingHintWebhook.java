@@ -105,6 +105,16 @@ public final class BindingHintWebhook implements VerbHandler {
         return Map.of(PATH, this);
     }
 
+    /**
+     * The webhook checks no caller (the chart's NetworkPolicy admits its port from any source: the API server is
+     * not a pod), so anyone who reaches it may send a body: {@link BodyBudget#UNAUTHENTICATED}. An AdmissionReview
+     * of a Binding is a few KB.
+     */
+    @Override
+    public BodyBudget bodyBudget() {
+        return BodyBudget.UNAUTHENTICATED;
+    }
+
     @Override
     public WireReply handle(byte[] body) throws WireFormatException {
         JsonNode root = parse(body);
