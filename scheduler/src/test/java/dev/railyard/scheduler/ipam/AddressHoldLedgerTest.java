@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,18 +26,7 @@ class AddressHoldLedgerTest {
     private final PodNetworksRequest rail = PodNetworksRequest.ofAnnotation("job", "rail");
 
     private IpamSnapshot.Builder snapshot(Instant takenAt) {
-        Map<String, IPAllocation> a = new LinkedHashMap<>();
-        for (int i = 1; i <= 4; i++) {
-            a.put(Integer.toString(i), new IPAllocation("c" + i, "job/old-" + i, "net1"));
-        }
-        List<String> live = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            live.add("job/w-" + i);
-        }
-        return IpamSnapshot.builder(takenAt)
-                .networkAttachmentDefinition(IpamObjects.whereaboutsNad("job", "rail", "\"range\":\"10.7.0.0/28\""))
-                .ipPool(IpamObjects.poolWith(IpamObjects.WHEREABOUTS_NS, "10.7.0.0-28", "10.7.0.0/28", a))
-                .livePods(live);
+        return IpamObjects.tenFreeRail(takenAt);
     }
 
     private HoldRequest request(String pod, HoldOrigin origin, Duration ttl) {

@@ -198,4 +198,24 @@ public final class IpamObjects {
                 now.ipPools(), now.overlappingRangeIPReservations(), now.nodeSlicePools(), now.livePods(),
                 now.boundPods(), now.heldPods(), new PodChanges(before.livePods(), before.boundPods(), came, was, is));
     }
+
+    /**
+     * The ledger tests' pool: network job/rail over 10.7.0.0/28 (14 usable, .1-.14; whereabouts skips network and
+     * broadcast), offsets 1..4 allocated to job/old-1..4, so 10 free; live pods job/w-0..19 and {@code moreLive}.
+     */
+    static IpamSnapshot.Builder tenFreeRail(java.time.Instant takenAt, String... moreLive) {
+        java.util.Map<String, IPAllocation> a = new java.util.LinkedHashMap<>();
+        for (int i = 1; i <= 4; i++) {
+            a.put(Integer.toString(i), new IPAllocation("c" + i, "job/old-" + i, "net1"));
+        }
+        java.util.List<String> live = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            live.add("job/w-" + i);
+        }
+        live.addAll(java.util.List.of(moreLive));
+        return IpamSnapshot.builder(takenAt)
+                .networkAttachmentDefinition(whereaboutsNad("job", "rail", "\"range\":\"10.7.0.0/28\""))
+                .ipPool(poolWith(WHEREABOUTS_NS, "10.7.0.0-28", "10.7.0.0/28", a))
+                .livePods(live);
+    }
 }
