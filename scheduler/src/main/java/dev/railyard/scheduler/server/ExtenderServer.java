@@ -167,11 +167,19 @@ public final class ExtenderServer implements AutoCloseable {
             throw e instanceof IOException io ? io : new IOException("cannot listen on " + settings.address() + ": " + e, e);
         }
         ExtenderServer s = new ExtenderServer(server, loops, channels, decisions, listener);
+        String port = Integer.toString(s.port());
+        io.micrometer.core.instrument.FunctionCounter.builder("railyard_extender_connections_refused_total",
+                        listener.connections, ConnectionCaps::refused)
+                .description("connections closed on accept: over the per-peer or total connection cap")
+                .tag("port", port).register(registry);
+        io.micrometer.core.instrument.Gauge.builder("railyard_extender_connections_open", listener.connections,
+                        ConnectionCaps::open)
+                .description("connections open on the listener").tag("port", port).register(registry);
         LOG.info("railyard extender listening on {} ({} verbs, request limit {} bytes, {} bytes of bodies in flight "
                         + "at most{}; {})",
                 url(settings.tls() != null ? "https" : "http", settings.address().getHostString(), s.port()),
                 endpoints.size(), settings.maxRequestBytes(), settings.bodyBudget().bytes(), endpoints.ownBudgets(),
-                settings.connections().describe());
+                settings.connections().describe() + ", " + listener.connections.describe());
         return s;
     }
 

@@ -79,6 +79,8 @@ final class Listener extends ChannelInitializer<Channel> {
     final AtomicInteger inFlight = new AtomicInteger();
     private final SSLContext tls;
     private final io.netty.channel.group.ChannelGroup channels;
+    /** Open connections per peer address and in all ({@link ConnectionCaps}). */
+    final ConnectionCaps connections = ConnectionCaps.fromProcessLimits();
 
     Listener(Endpoints endpoints, ExecutorService decisions, ConnectionTimeouts timeouts, SSLContext tls,
              ClientCertificateVerifier verifier, io.netty.channel.group.ChannelGroup channels) {
@@ -126,6 +128,10 @@ final class Listener extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel ch) {
+        if (!connections.admit(ch)) {
+            ch.close(); // closed before a byte is read: no reply, no log line per connection (counted instead)
+            return;
+        }
         channels.add(ch);
         ChannelPipeline p = ch.pipeline();
         SslHandler ssl = null;
