@@ -117,10 +117,30 @@ final class HttpFraming {
                 + "with Content-Length or Transfer-Encoding: chunked alone (RFC 9112 sections 6.1, 6.3)";
     }
 
-    /** @return {@link #transferEncodingProblem}'s reason, else {@link #hostProblem}'s, else null */
+    /**
+     * RFC 9110 §8.4: a body with a content coding the server does not apply must not be read as if it had none (a
+     * gzip body was parsed as JSON bytes). The verbs take identity bodies only (Go's extender clients send no
+     * Content-Encoding), so any other coding is refused here.
+     *
+     * @return the one-line reason, or null when the request has no Content-Encoding or only {@code identity}
+     */
+    static String contentEncodingProblem(HttpHeaders headers) {
+        List<String> ce = headers.getAll(HttpHeaderNames.CONTENT_ENCODING);
+        if (ce.stream().allMatch(v -> v.strip().equalsIgnoreCase("identity"))) {
+            return null;
+        }
+        return "Content-Encoding \"" + Answer.oneLine(String.join(", ", ce)) + "\" is not supported: send the body "
+                + "uncompressed (RFC 9110 section 8.4)";
+    }
+
+    /** @return the first of {@link #transferEncodingProblem}'s, {@link #contentEncodingProblem}'s and {@link #hostProblem}'s reasons, else null */
     static String headProblem(HttpRequest req) {
         String te = transferEncodingProblem(req.headers());
-        return te != null ? te : hostProblem(req);
+        if (te != null) {
+            return te;
+        }
+        String ce = contentEncodingProblem(req.headers());
+        return ce != null ? ce : hostProblem(req);
     }
 
     /**

@@ -252,6 +252,11 @@ final class HostileCorpus {
         out.add(framing("te-gzip-chunked", "Transfer-Encoding: gzip, chunked", Send.ALL, Expect.refused(400),
                 e -> raw(e, "POST " + e.path() + " HTTP/1.1", "Transfer-Encoding: gzip, chunked\r\n",
                         utf8("2\r\n{}\r\n0\r\n\r\n"))));
+        // RFC 9110 §8.4: a gzip body was parsed as if it had no coding (found by an attacker review); refused with
+        // the coding named. `identity` stays allowed.
+        out.add(framing("ce-gzip", "Content-Encoding: gzip", Send.ALL, Expect.refused(400),
+                e -> raw(e, "POST " + e.path() + " HTTP/1.1", "Content-Encoding: gzip\r\nContent-Length: 2\r\n",
+                        utf8("{}"))));
         out.add(framing("te-chunked-twice", "Transfer-Encoding: chunked on two header lines", Send.ALL,
                 Expect.refused(400), e -> raw(e, "POST " + e.path() + " HTTP/1.1",
                         "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", utf8("2\r\n{}\r\n0\r\n\r\n"))));
