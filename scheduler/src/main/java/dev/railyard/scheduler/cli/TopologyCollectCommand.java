@@ -39,6 +39,12 @@ final class TopologyCollectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String name = out.getFileName() == null ? "" : out.getFileName().toString();
+        if (!name.endsWith(".tar.gz") && !name.endsWith(".tgz")) {
+            // `topology pair` knows an archive by this ending; `-` would be a file named "-", not standard output
+            throw new dev.railyard.topology.InputException("--out " + out + ": the archive is a .tar.gz; give a name "
+                    + "ending in .tar.gz or .tgz (topology pair detects archives by it)");
+        }
         SysfsArchive.Summary summary = SysfsArchive.collect(root, out);
         NodeTopologySpec node = summary.discovery().spec();
         PrintWriter w = spec.commandLine().getOut();

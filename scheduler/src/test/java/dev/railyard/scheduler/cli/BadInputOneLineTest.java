@@ -168,6 +168,12 @@ class BadInputOneLineTest {
         // was: the whole simulation ran first (minutes at 4,096 nodes), then "cannot write" and no table
         assertOneLine(run("simulate", "--report", tmp.toString()), "railyard: --report " + tmp
                 + ": is a directory; give a file name such as " + tmp.resolve("railyard-simulate.svg"));
+        // was: a tar.gz written to a file named "-" or "x.zip", which topology pair then did not know as an archive
+        for (String name : new String[] {"-", "node.zip"}) {
+            assertOneLine(run("topology", "collect", "--root", tmp.toString(), "--out", name), "railyard: --out "
+                    + name + ": the archive is a .tar.gz; give a name ending in .tar.gz or .tgz (topology pair "
+                    + "detects archives by it)");
+        }
         // was: "empty machine mix", as if nothing had been given
         assertOneLine(run("simulate", "--machines", "dgx:-1"),
                 "railyard: machine mix entry 'dgx:-1': count must be 0 or more");
