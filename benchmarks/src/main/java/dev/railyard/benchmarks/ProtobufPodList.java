@@ -244,7 +244,8 @@ final class ProtobufPodList {
         into.put(key, value[0]);
     }
 
-    // every length-delimited field read as a message of strings where it parses as one, otherwise as a string
+    // a message of strings (an owner reference, a node selector requirement): each length-delimited field read as
+    // one, the rest skipped
     private static void strings(CodedInputStream in) throws IOException {
         while (!in.isAtEnd()) {
             int tag = in.readTag();

@@ -160,26 +160,23 @@ public final class AddressHolds {
      * hold kube-scheduler's filter or bind took, another UID, another node, no UID) is left alone and said in the
      * log: the main port is protected only by a NetworkPolicy, and a forged call must not free an address another
      * pod is about to be bound with (a hold left alone expires on its own).
-     *
-     * @return whether a hold was released
      */
-    public boolean deallocate(String namespace, String name, String uid, String node) {
+    public void deallocate(String namespace, String name, String uid, String node) {
         String ref = namespace + "/" + name;
         AddressHold held = ledger.holdOf(ref);
         if (held == null) {
-            return false;
+            return;
         }
         if (held.origin() != HoldOrigin.ALLOCATE || uid == null || uid.isEmpty() || !uid.equals(held.uid())
                 || !java.util.Objects.equals(held.node(), node)) {
             WRITE_FAILURES.warn("deallocateFunc", "deallocateFunc for {} on {} (UID {}) left its hold alone: the "
                     + "hold is {}'s, for UID {} on {}", LogText.escape(ref), LogText.escape(node),
                     LogText.escape(String.valueOf(uid)), held.origin(), held.uid(), held.node());
-            return false;
+            return;
         }
         ledger.release(ref);
         writer.clear(namespace, name, HoldAnnotation.write(new HoldAnnotation.Value(held.uid(), held.node(),
                 HoldOrigin.ALLOCATE, held.since(), held.until())));
-        return true;
     }
 
     /**

@@ -364,9 +364,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         } catch (InputException e) {
             Reason r = policyInvalid(pod, e);
             nodeNames.forEach(n -> out.add(new NodeVerdict(n, List.of(r))));
-            if (shown(view, pod)) {
-                withEvents(ev -> ev.filtered(pod.ref(), out));
-            }
+            withEvents(ev -> filtered(ev, view, pod, out));
             return out;
         }
         String gangShort = gangPoolRefusal(pc);
@@ -375,9 +373,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
             // Volcano does not allocate the others only to roll them back at the end of each session (issue 19)
             Reason r = new Reason(ReasonCode.POOL_EXHAUSTED, "IP pool exhausted", gangShort);
             nodeNames.forEach(n -> out.add(new NodeVerdict(n, List.of(r))));
-            if (shown(view, pod)) {
-                withEvents(e -> e.filtered(pod.ref(), out));
-            }
+            withEvents(e -> filtered(e, view, pod, out));
             return out;
         }
         ClusterSnapshot snapshot = view.snapshot();
@@ -411,9 +407,7 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
                 LOG.debug("filter {} on {}: {}", pod, node, verdict.describe());
             }
         }
-        if (shown(view, pod)) {
-            withEvents(e -> e.filtered(pod.ref(), out));
-        }
+        withEvents(e -> filtered(e, view, pod, out));
         return out;
     }
 
@@ -426,8 +420,11 @@ public final class EnginePlacementDecisions implements PlacementDecisions {
         return known != null && !pod.ref().uid().isEmpty() && pod.ref().uid().equals(known.uid());
     }
 
-    private static boolean shown(ClusterView view, ExtenderPod pod) {
-        return shown(view.pod(pod.ref().namespace() + "/" + pod.ref().name()), pod);
+    /** One filter call's answers, as Events on the pod when the cluster shows it with the call's UID. */
+    private static void filtered(DecisionEvents e, ClusterView view, ExtenderPod pod, List<NodeVerdict> out) {
+        if (shown(view.pod(pod.ref().namespace() + "/" + pod.ref().name()), pod)) {
+            e.filtered(pod.ref(), out);
+        }
     }
 
     /**

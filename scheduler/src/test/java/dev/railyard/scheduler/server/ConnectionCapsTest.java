@@ -84,6 +84,7 @@ class ConnectionCapsTest {
                             Thread.sleep(50);
                             s = new Socket(InetAddress.getLoopbackAddress(), server.port());
                             s.setSoTimeout(5000);
+                            held.add(s); // closed with the others
                         }
                     }
                     assertThat(status).isEqualTo(200);
